@@ -1,0 +1,177 @@
+r"""ALiBi: attention with linear biases (Press, Smith & Lewis, 2022).
+
+No position is added to the tokens; instead head \(h\) adds \(-m_h\,(i - j)\) to the logit of
+query \(i\) and key \(j\), a penalty growing linearly with distance. The slopes \(m_h\) form a
+geometric sequence; for \(n = 2^k\) heads, \(m_h = 2^{-8h/n}\), \(h = 1, \dots, n\).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from ._checks import check_int
+
+
+def _power_of_two_slopes(n: int) -> list[float]:
+    # m_h = (2^(-8/n))^h = 2^(-8h/n), h = 1..n: start at 2^(-8/n), ratio 2^(-8/n)
+    start = 2 ** (-(2 ** -(math.log2(n) - 3)))  # 2^(-8/n), written as in Press et al.'s code
+    return [start * start**h for h in range(n)]
+
+
+def alibi_slope_values(num_heads: int) -> list[float]:
+    r"""The ALiBi slopes as Python floats (float64), Press et al.'s rule for any head count.
+
+    For \(n\) heads with \(p = 2^{\lfloor \log_2 n \rfloor}\): the \(p\) slopes \(2^{-8h/p}\),
+    then, if \(n > p\), the first \(n - p\) odd-indexed slopes of \(2p\) heads,
+    \(2^{-8(2j-1)/(2p)} = 2^{-4(2j-1)/p}\), \(j = 1, \dots, n - p\).
+
+    Args:
+        num_heads: Number of heads \(n \ge 1\).
+
+    Returns:
+        A list of ``num_heads`` floats in \((0, 1)\).
+
+    Raises:
+        TypeError: ``num_heads`` is not an int.
+        ValueError: ``num_heads`` < 1.
+    """
+    check_int("num_heads", num_heads, minimum=1)
+    closest_power_of_two = 2 ** math.floor(math.log2(num_heads))
+    slopes = _power_of_two_slopes(closest_power_of_two)
+    extra = num_heads - closest_power_of_two
+    # Interleave in the slopes of twice as many heads: they fall between the ones above.
+    return slopes + _power_of_two_slopes(2 * closest_power_of_two)[0::2][:extra]
+
+
+def alibi_slopes(
+    num_heads: int,
+    *,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    r"""ALiBi slopes \(m_1, \dots, m_n\) as a tensor (see `alibi_slope_values` for the rule).
+
+    For 8 heads: \(m = 2^{-1}, 2^{-2}, \dots, 2^{-8}\), i.e. \(0.5, 0.25, \dots, 0.00390625\).
+
+    Args:
+        num_heads: Number of heads \(n \ge 1\).
+        device: Device of the result.
+        dtype: dtype of the result.
+
+    Returns:
+        A tensor of shape ``(num_heads,)``.
+
+    Raises:
+        TypeError: ``num_heads`` is not an int.
+        ValueError: ``num_heads`` < 1.
+    """
+    return torch.tensor(alibi_slope_values(num_heads), dtype=dtype, device=device)
+
+
+def alibi_distances(
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    causal: bool = True,
+    offset: int | None = None,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    r"""Distances \(i - j\) (causal) or \(|i - j|\) of shape ``(q_len, k_len)``, float32.
+
+    Query \(i\) sits at position ``offset + i``; by default ``offset = k_len - q_len``, i.e. the
+    queries are the last ``q_len`` keys (decoding with a KV cache).
+
+    Raises:
+        ValueError: Negative lengths, or ``q_len > k_len`` with the default offset.
+    """
+    check_int("q_len", q_len)
+    k_len = q_len if k_len is None else check_int("k_len", k_len)
+    if offset is None:
+        if q_len > k_len:
+            raise ValueError(
+                f"q_len ({q_len}) must be <= k_len ({k_len}) when offset is not given "
+                "(queries are taken to be the last q_len keys)"
+            )
+        offset = k_len - q_len
+    check_int("offset", offset)
+    query_position = torch.arange(q_len, device=device, dtype=torch.float32)[:, None] + offset
+    key_position = torch.arange(k_len, device=device, dtype=torch.float32)[None, :]
+    distance = query_position - key_position  # i - j
+    return distance if causal else distance.abs()
+
+
+def alibi_bias(
+    num_heads: int,
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    causal: bool = True,
+    offset: int | None = None,
+    slopes: torch.Tensor | None = None,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    r"""The ALiBi bias added to attention logits.
+
+    \[
+    b_{h,i,j} = -m_h\,(i - j) \quad\text{(causal)}, \qquad b_{h,i,j} = -m_h\,|i - j| \quad\text{(not causal)}.
+    \]
+
+    With ``causal=True`` entries for future keys (\(j > i\)) are positive; the causal mask
+    (e.g. in `posenc.attention`) removes them. Because softmax ignores a constant per row, this
+    equals BLOOM's \(+m_h\,j\) under a causal mask.
+
+    Args:
+        num_heads: Number of heads.
+        q_len: Number of queries.
+        k_len: Number of keys (default ``q_len``).
+        causal: Signed distance (decoder) or absolute distance (encoder).
+        offset: Position of the first query (default ``k_len - q_len``).
+        slopes: Slopes to use, shape ``(num_heads,)``; default `alibi_slopes`.
+        device: Device of the result (default: that of ``slopes``).
+        dtype: dtype of the result; computed in float32 first.
+
+    Returns:
+        A tensor of shape ``(num_heads, q_len, k_len)``.
+
+    Raises:
+        ValueError: ``num_heads`` < 1, ``q_len > k_len`` without an offset, or ``slopes`` of the
+            wrong shape.
+    """
+    check_int("num_heads", num_heads, minimum=1)
+    if slopes is None:
+        slopes = alibi_slopes(num_heads, device=device)
+    elif tuple(slopes.shape) != (num_heads,):
+        raise ValueError(f"slopes must have shape ({num_heads},), got {tuple(slopes.shape)}")
+    distance = alibi_distances(q_len, k_len, causal=causal, offset=offset, device=slopes.device)
+    return (-slopes.float()[:, None, None] * distance).to(dtype)  # -m_h·(i - j)
+
+
+class ALiBi(nn.Module):
+    r"""Holds the slopes \(m_h\) as a buffer and returns the bias \(-m_h(i-j)\) (see `alibi_bias`).
+
+    Pass ``module.slopes`` to `posenc.attention` (``alibi_slopes=``) to avoid building the bias
+    at all.
+
+    Args:
+        num_heads: Number of heads.
+        causal: Signed (decoder) or absolute (encoder) distances.
+    """
+
+    def __init__(self, num_heads: int, *, causal: bool = True) -> None:
+        super().__init__()
+        self.num_heads = check_int("num_heads", num_heads, minimum=1)
+        self.causal = causal
+        self.register_buffer("slopes", alibi_slopes(num_heads), persistent=False)
+
+    def forward(self, q_len: int, k_len: int | None = None, *, offset: int | None = None) -> torch.Tensor:
+        """The bias ``(heads, q_len, k_len)`` on the device of ``slopes``, float32."""
+        return alibi_bias(
+            self.num_heads, q_len, k_len, causal=self.causal, offset=offset, slopes=self.slopes
+        )
+
+    def extra_repr(self) -> str:
+        return f"num_heads={self.num_heads}, causal={self.causal}"
