@@ -1,0 +1,80 @@
+# posenc — the two commands a new user needs:
+#   make serve   set up everything, draw the figures, serve both languages on 127.0.0.1:8000
+#   make test    set up everything, run every test and `mkdocs build --strict`
+# Set-up is incremental: nothing is reinstalled unless requirements.lock, pyproject.toml or
+# package-lock.json changed.
+#
+# Optional environment:
+#   PYTHON           interpreter to build the virtual environment with (default: first of
+#                    python3.13, python3.12, python3.11, python3 that is >= 3.11)
+#   TORCH_INDEX_URL  extra package index for torch, e.g. PyTorch's CPU wheel index on a
+#                    machine where plain `torch==2.13.0` would pull the CUDA build
+#   PYTEST_ARGS      extra arguments for pytest, e.g. PYTEST_ARGS="-k rope"
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+VENV    := .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+	  && { echo $$p; break; }; done)
+PIP_INDEX_ARGS := $(if $(TORCH_INDEX_URL),--extra-index-url $(TORCH_INDEX_URL))
+
+.PHONY: help install serve build test test-fast figures lint clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.lock pyproject.toml
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "error: posenc needs Python >= 3.11 and none was found on PATH."; \
+	  echo "       Install Python 3.11 or newer (e.g. 'apt-get install python3.11 python3.11-venv'),"; \
+	  echo "       or point make at one: make PYTHON=/path/to/python3.11 test"; exit 1; fi
+	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV) || { \
+	  echo "error: could not create $(VENV) with $(PYTHON); on Debian/Ubuntu install python3-venv."; exit 1; }
+	@echo "installing pinned Python dependencies into $(VENV) (first time: about 2 minutes) ..."
+	@$(PY) -m pip install --quiet --disable-pip-version-check $(PIP_INDEX_ARGS) -r requirements.lock \
+	  || { echo "error: 'pip install -r requirements.lock' failed (see above). Check the network access"; \
+	       echo "       to PyPI; for torch on a machine without its CPU wheel set TORCH_INDEX_URL."; exit 1; }
+	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e . \
+	  || { echo "error: installing posenc itself (pip install -e .) failed, see above."; exit 1; }
+	@touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "error: Node.js and npm are needed to render formulas"; \
+	  echo "       at build time (KaTeX). Install them, e.g. 'apt-get install nodejs npm'."; exit 1; }
+	@echo "installing KaTeX from the npm registry ..."
+	@npm ci --no-audit --no-fund --loglevel=error \
+	  || { echo "error: 'npm ci' failed (see above): check access to the npm registry."; exit 1; }
+	@touch $@
+
+install: $(STAMP) $(NODE_STAMP)  ## create .venv and node_modules from the lock files
+
+figures: install  ## draw every figure from snippets/ into docs/figures/
+	@$(PY) tools/figures.py
+
+build: install  ## build the whole site (both languages) into site/, warnings are errors
+	@$(VENV)/bin/mkdocs build --strict
+
+serve: install  ## build and serve the whole site on http://127.0.0.1:8000 (en at /, zh at /zh/)
+	@$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
+
+test: build  ## everything CI runs: the full site build, then every test
+	@$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: install  ## unit tests and code blocks only (no site build, no browser)
+	@$(PY) -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
+
+lint: install  ## ruff lint + format check
+	@$(VENV)/bin/ruff check src tests tools snippets
+	@$(VENV)/bin/ruff format --check src tests tools snippets
+
+clean:  ## remove the built site, figures and caches (keeps .venv and node_modules)
+	rm -rf site docs/figures .cache .pytest_cache

@@ -1,0 +1,115 @@
+"""Draw every figure of the site from the snippet files that define it.
+
+A figure script is any ``snippets/<chapter>/figure_*.py``: a runnable file that draws with
+matplotlib and saves one or more ``.svg`` files into the current directory (so a reader who
+pastes it gets the same file next to them). This tool runs each script in a scratch
+directory and copies what it wrote into ``docs/figures/`` (git-ignored; the build adds it).
+
+Results are cached under ``.cache/figures/`` by a hash of the script, the library and the
+settings, so a warm build does not import torch at all. Output is byte-identical across runs:
+fixed ``svg.hashsalt``, ``SOURCE_DATE_EPOCH`` and hash seed, and scripts seed their own RNGs.
+
+    python tools/figures.py            # bring docs/figures/ up to date
+    python tools/figures.py --force    # redraw everything (ignores the cache)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "snippets"
+OUT_DIR = ROOT / "docs" / "figures"
+CACHE = ROOT / ".cache" / "figures"
+RCFILE = ROOT / "tools" / "matplotlibrc"
+
+
+def figure_scripts() -> list[Path]:
+    return sorted(SNIPPETS.glob("*/figure_*.py"))
+
+
+def _inputs_digest(script: Path) -> str:
+    """Everything a figure depends on: the script, the library, the settings, this tool."""
+    h = hashlib.sha256()
+    library = sorted((ROOT / "src" / "posenc").rglob("*.py"))
+    for path in [script, RCFILE, Path(__file__), *library]:
+        h.update(path.relative_to(ROOT).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(MATPLOTLIBRC=str(RCFILE), MPLBACKEND="Agg", SOURCE_DATE_EPOCH="0",
+               PYTHONHASHSEED="0")
+    return env
+
+
+def draw(script: Path, into: Path) -> list[str]:
+    """Run one figure script in a scratch directory; move the SVGs it wrote into ``into``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run([sys.executable, str(script)], cwd=scratch, env=_environment(),
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"figure script failed: {script.relative_to(ROOT)}\n{done.stderr}")
+        written = sorted(p.name for p in Path(scratch).glob("*.svg"))
+        if not written:
+            raise SystemExit(f"{script.relative_to(ROOT)} ran but saved no .svg file")
+        into.mkdir(parents=True, exist_ok=True)
+        for name in written:
+            shutil.copyfile(Path(scratch) / name, into / name)
+        return written
+
+
+def _copy_if_changed(src: Path, dst: Path) -> None:
+    # unchanged bytes are not rewritten, so `mkdocs serve` does not see a change and loop
+    if not dst.exists() or dst.read_bytes() != src.read_bytes():
+        shutil.copyfile(src, dst)
+
+
+def build(force: bool = False, out_dir: Path = OUT_DIR) -> dict[str, list[str]]:
+    """Bring ``out_dir`` up to date; return {script: [figure names]}."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    produced: dict[str, list[str]] = {}
+    owners: dict[str, str] = {}
+    for script in figure_scripts():
+        rel = script.relative_to(ROOT).as_posix()
+        cached = CACHE / _inputs_digest(script)
+        manifest = cached / "manifest.json"
+        if force or not manifest.exists():
+            shutil.rmtree(cached, ignore_errors=True)
+            names = draw(script, cached)
+            manifest.write_text(json.dumps(names))
+        names = json.loads(manifest.read_text())
+        for name in names:
+            if name in owners:
+                raise SystemExit(f"{rel} and {owners[name]} both save {name}: rename one")
+            owners[name] = rel
+            _copy_if_changed(cached / name, out_dir / name)
+        produced[rel] = names
+    # a figure whose script is gone must not linger and hide a broken reference
+    for stale in set(p.name for p in out_dir.glob("*.svg")) - set(owners):
+        (out_dir / stale).unlink()
+    return produced
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--force", action="store_true", help="redraw, ignoring the cache")
+    parser.add_argument("--out", type=Path, default=OUT_DIR, help="where the SVGs go")
+    args = parser.parse_args()
+    produced = build(force=args.force, out_dir=args.out)
+    count = sum(len(v) for v in produced.values())
+    print(f"figures: {count} from {len(produced)} scripts in {args.out}")
+
+
+if __name__ == "__main__":
+    main()

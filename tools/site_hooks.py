@@ -1,0 +1,125 @@
+"""MkDocs hooks for the posenc site (listed under ``hooks:`` in mkdocs.yml).
+
+* figures: draw every figure from ``snippets/*/figure_*.py`` before the file list is read;
+* notebooks: keep mkdocs-jupyter working under mkdocs-static-i18n (NOTES.md);
+* math: render every formula to KaTeX HTML + MathML at build time (tools/site_math.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+
+from mkdocs.structure.files import File
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import figures  # noqa: E402  (tools/ is not a package; the path above makes it importable)
+import site_math  # noqa: E402
+
+
+class _DropMessage(logging.Filter):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.text not in record.getMessage()
+
+
+# i18n warns that its page-level language links do not survive material's instant
+# navigation (the header is not re-rendered). overrides/main.html re-points the links on
+# every page change, so the warning is handled; dropping it keeps --strict meaningful.
+logging.getLogger("mkdocs.plugins.mkdocs_static_i18n.reconfigure").addFilter(
+    _DropMessage("language switcher contextual link is not compatible")
+)
+
+
+def on_config(config, **kwargs):
+    # mkdocs-jupyter takes cache_dir as a plain string, relative to the working directory;
+    # anchor it at the project so building from another directory reuses the same cache.
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:
+        root = Path(config.config_file_path).parent
+        jupyter.config["cache_dir"] = str(root / jupyter.config["cache_dir"])
+    return config
+
+
+def on_pre_build(config, **kwargs) -> None:
+    # before mkdocs lists docs/, so the SVGs are ordinary files and broken links fail --strict
+    figures.build()
+
+
+# mkdocs-static-i18n rebuilds the file list with plain File objects, for which `.ipynb` is
+# not a documentation page: notebooks would be published as raw JSON, and --strict would
+# not notice (NOTES.md). Counting `.ipynb` as a page lets i18n localise it like a Markdown
+# page (name.zh.ipynb -> /zh/.../name/); mkdocs-jupyter then renders it (it replaces
+# page.render for every notebook in on_pre_page).
+_is_markdown_page = File.is_documentation_page
+
+
+def _is_documentation_page(self: File) -> bool:
+    return self.src_uri.endswith(".ipynb") or _is_markdown_page(self)
+
+
+File.is_documentation_page = _is_documentation_page
+
+
+def on_env(env, config, files, **kwargs):
+    # i18n runs one build per language and mkdocs-jupyter evicts every cache entry the
+    # current build did not use, i.e. the other language's notebooks. Mark the entries of
+    # all notebooks in docs/ as used so a warm build executes nothing.
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None and getattr(jupyter, "_used_cache_paths", None) is not None:
+        from mkdocs_jupyter.plugin import _compute_cache_key, _get_cache_path
+
+        for notebook in Path(config.docs_dir).rglob("*.ipynb"):
+            key = _compute_cache_key(str(notebook), jupyter.config, jupyter.config["execute"])
+            jupyter._used_cache_paths.add(_get_cache_path(jupyter.config["cache_dir"], key))
+    return env
+
+
+# Material fetches `sitemap.xml` relative to every <link rel="alternate"> in the head; with
+# i18n's page-level links that is a 404 per language on every page. The twins' addresses go
+# into <link rel="x-posenc-twin"> instead, read by overrides/main.html.
+_ALTERNATE = re.compile(r'<link rel="alternate" (href="[^"]*" hreflang="[^"]*")>')
+
+
+def on_post_page(output: str, page, config, **kwargs) -> str:
+    output = _ALTERNATE.sub(r'<link rel="x-posenc-twin" \1>', output)
+    return site_math.render_page(output, where=page.file.src_uri)
+
+
+def on_post_build(config, **kwargs) -> None:
+    site_dir = Path(config.site_dir)
+    site_math.copy_assets(site_dir)
+    _write_language_sitemaps(site_dir)
+
+
+def _write_language_sitemaps(site_dir: Path) -> None:
+    """Write /<lang>/sitemap.xml for every non-default language.
+
+    Material's instant navigation only follows links listed in the sitemap next to the
+    current language's root; i18n writes one sitemap (default language, with hreflang
+    alternates), so on /zh/ pages the lookup 404s and instant navigation is off.
+    """
+    sitemap = site_dir / "sitemap.xml"
+    if not sitemap.exists():
+        return
+    text = sitemap.read_text(encoding="utf-8")
+    languages = set(re.findall(r'hreflang="([^"]+)"', text))
+    for lang in languages:
+        urls = re.findall(
+            rf'<url>.*?<xhtml:link rel="alternate" hreflang="{lang}" href="([^"]+)"/>.*?</url>',
+            text, flags=re.DOTALL)
+        if not urls or not (site_dir / lang).is_dir():
+            continue
+        # the same <url> entries, with this language's address as <loc>
+        blocks = re.findall(r"<url>.*?</url>", text, flags=re.DOTALL)
+        localized = [re.sub(r"<loc>[^<]*</loc>", f"<loc>{url}</loc>", block, count=1)
+                     for block, url in zip(blocks, urls, strict=True)]
+        head, _, _ = text.partition("<url>")
+        (site_dir / lang / "sitemap.xml").write_text(
+            head + "\n    ".join(localized) + "\n</urlset>\n", encoding="utf-8")
