@@ -1,0 +1,54 @@
+"""T5 buckets and bias against transformers; Shaw et al.'s clipped embeddings."""
+
+import pytest
+import torch
+from transformers import T5Config
+from transformers.models.t5.modeling_t5 import T5Attention
+
+import posenc
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize(("num_buckets", "max_distance"), [(32, 128), (8, 20), (64, 512)])
+def test_buckets_match_t5(bidirectional, num_buckets, max_distance):
+    relative = torch.arange(-1500, 1500)
+    expected = T5Attention._relative_position_bucket(
+        relative, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    actual = posenc.t5_relative_bucket(
+        relative, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    assert torch.equal(actual, expected)
+
+
+def test_bucket_examples():
+    buckets = posenc.t5_relative_bucket(torch.tensor([-200, -8, -1, 0, 1, 8, 200]))
+    assert buckets.tolist() == [15, 8, 1, 0, 17, 24, 31]
+
+
+@pytest.mark.parametrize(("is_decoder", "offset"), [(False, 0), (True, 0), (True, 9)])
+def test_bias_matches_t5_compute_bias(is_decoder, offset):
+    torch.manual_seed(0)
+    config = T5Config(d_model=32, d_kv=8, num_heads=4, is_decoder=is_decoder)
+    reference = T5Attention(config, has_relative_attention_bias=True)
+    ours = posenc.T5RelativeBias(4, bidirectional=not is_decoder)
+    with torch.no_grad():
+        ours.weight.copy_(reference.relative_attention_bias.weight)
+        expected = reference.compute_bias(3, offset + 3, past_seen_tokens=offset)
+        actual = ours(3, offset=offset)
+    assert actual.shape == (1, 4, 3, offset + 3)
+    torch.testing.assert_close(actual, expected, atol=0, rtol=0)
+
+
+def test_relative_positions_are_key_minus_query():
+    assert posenc.relative_positions(2, 3, offset=1).tolist() == [[-1, 0, 1], [-2, -1, 0]]
+
+
+def test_shaw_embeddings_are_clipped():
+    shaw = posenc.ShawRelativeEmbedding(2, 4)
+    table = shaw(5)
+    assert table.shape == (5, 5, 4)
+    torch.testing.assert_close(table[0, 4], shaw.weight[4])  # j - i = 4 clipped to +2 -> row 4
+    torch.testing.assert_close(table[4, 0], shaw.weight[0])  # -4 clipped to -2 -> row 0
+    torch.testing.assert_close(table[2, 3], shaw.weight[3])  # +1 -> row 3
+    assert shaw(1, 6, offset=5).shape == (1, 6, 4)
