@@ -22,21 +22,16 @@ from .alibi import alibi_distances
 BACKENDS = ("auto", "sdpa", "flex")
 
 
-@cache
-def _flex_attention():
-    """FlexAttention, or None where this torch lacks it."""
-    try:
-        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-    except ImportError:  # torch < 2.5
-        return None
-    return flex_attention, create_block_mask
+try:
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+except ImportError:  # torch < 2.5: no FlexAttention, the SDPA path is used
+    create_block_mask = flex_attention = None
 
 
 @cache
 def _compiled_flex_attention():
     # Outside torch.compile, flex_attention runs an unfused reference implementation;
     # compiling it once gives the fused kernel that never materialises the scores.
-    flex_attention, _ = _flex_attention()
     return torch.compile(flex_attention, dynamic=False)
 
 
@@ -102,7 +97,6 @@ def _sdpa(q, k, v, *, causal, alibi_slopes, bias, scale):
 
 
 def _flex(q, k, v, *, causal, alibi_slopes, scale):
-    flex_attention, create_block_mask = _flex_attention()
     q_len, k_len = q.shape[2], k.shape[2]
     offset = k_len - q_len
     slopes = alibi_slopes.float()
@@ -189,7 +183,7 @@ def attention(
                 f"{(batch, heads, q_len, k.shape[2])}, got {tuple(bias.shape)}"
             ) from None
     scale = 1.0 / math.sqrt(head_dim) if scale is None else scale
-    flex_usable = alibi_slopes is not None and bias is None and _flex_attention() is not None
+    flex_usable = alibi_slopes is not None and bias is None and flex_attention is not None
     if backend == "flex" and not flex_usable:
         raise ValueError(
             "backend 'flex' needs alibi_slopes, no bias and a torch with FlexAttention; "
