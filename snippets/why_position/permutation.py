@@ -1,0 +1,86 @@
+"""Chapter "Why position information?": attention without positions sees a set, not a sequence.
+
+Run it: python snippets/why_position/permutation.py
+"""
+
+# --8<-- [start:equivariance]
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+seq_len, dim = 5, 8
+x = torch.randn(seq_len, dim)  # 5 token vectors, no position information
+w_q, w_k, w_v = (torch.randn(dim, dim) / dim**0.5 for _ in range(3))
+
+
+def self_attention(x: torch.Tensor, causal: bool = False) -> torch.Tensor:
+    """One attention head; (seq, dim) in, (seq, dim) out."""
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+perm = torch.tensor([3, 0, 4, 1, 2])  # any reordering of the 5 tokens
+out = self_attention(x)
+out_of_permuted = self_attention(x[perm])
+
+# Attention(PX) == P Attention(X): the same rows, only in a different order
+print(torch.allclose(out_of_permuted, out[perm], atol=1e-6))
+# --8<-- [end:equivariance]
+
+# --8<-- [start:bag_of_words]
+vocab = {"猫": 0, "抓": 1, "老": 2, "鼠": 3}  # cat, catch, (mouse) x2
+embedding = torch.randn(len(vocab), dim)
+
+
+def encode(sentence: str) -> torch.Tensor:
+    """Embed each character, attend, then mean-pool into one sentence vector."""
+    ids = torch.tensor([vocab[ch] for ch in sentence])
+    return self_attention(embedding[ids]).mean(dim=0)
+
+
+cat_catches_mouse = encode("猫抓老鼠")
+mouse_catches_cat = encode("老鼠抓猫")
+print(torch.allclose(cat_catches_mouse, mouse_catches_cat, atol=1e-6))
+# --8<-- [end:bag_of_words]
+
+# --8<-- [start:with_position]
+import posenc
+
+
+def encode_with_position(sentence: str) -> torch.Tensor:
+    ids = torch.tensor([vocab[ch] for ch in sentence])
+    # add the sinusoidal code of positions 0, 1, 2, 3 to the token vectors
+    h = embedding[ids] + posenc.sinusoidal(len(ids), dim)
+    return self_attention(h).mean(dim=0)
+
+
+a = encode_with_position("猫抓老鼠")
+b = encode_with_position("老鼠抓猫")
+print(torch.allclose(a, b, atol=1e-6))
+print(f"distance between the two sentence vectors: {torch.dist(a, b):.3f}")
+# --8<-- [end:with_position]
+
+# --8<-- [start:any_encoding]
+learned = posenc.LearnedPositionalEmbedding(max_positions=16, dim=dim)  # random init
+
+
+def encode_with_learned(sentence: str) -> torch.Tensor:
+    ids = torch.tensor([vocab[ch] for ch in sentence])
+    with torch.no_grad():
+        h = learned(embedding[ids].unsqueeze(0)).squeeze(0)  # adds rows 0..3 of its table
+    return self_attention(h).mean(dim=0)
+
+
+print(torch.allclose(encode_with_learned("猫抓老鼠"), encode_with_learned("老鼠抓猫"), atol=1e-6))
+# --8<-- [end:any_encoding]
+
+# --8<-- [start:causal_mask]
+# A causal mask lets token i see tokens 0..i only: the mask itself depends on order.
+causal_out = self_attention(x, causal=True)
+causal_out_of_permuted = self_attention(x[perm], causal=True)
+print(torch.allclose(causal_out_of_permuted, causal_out[perm], atol=1e-6))
+
+# The first token attends only to itself, so its output is just its own value vector:
+# the model can tell "I am first" even without any position encoding.
+print(torch.allclose(causal_out[0], x[0] @ w_v, atol=1e-6))
+# --8<-- [end:causal_mask]

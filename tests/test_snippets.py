@@ -1,0 +1,46 @@
+"""Every snippet file runs on its own (``python snippets/<chapter>/<file>.py``), and every
+figure script draws the same bytes twice."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = sorted((ROOT / "snippets").glob("*/*.py"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+
+@pytest.mark.parametrize("script", SNIPPETS, ids=[p.relative_to(ROOT).as_posix() for p in SNIPPETS])
+def test_snippet_runs_on_its_own(script: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)  # figure scripts write next to the reader: here, a scratch dir
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    runpy.run_path(str(script), run_name="__main__")
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def test_snippet_names_mirror_pages() -> None:
+    """snippets/<name>/ belongs to the page docs/chapters/NN-<name with dashes>.md."""
+    pages = {p.stem.split("-", 1)[1].replace("-", "_") for p in (ROOT / "docs" / "chapters").glob("*.md")
+             if not p.stem.endswith(".zh")}
+    folders = {p.name for p in (ROOT / "snippets").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders <= pages, f"snippet folders without a chapter page: {sorted(folders - pages)}"
+
+
+@pytest.mark.slow
+def test_figures_are_byte_identical(tmp_path: Path) -> None:
+    import figures
+
+    for script in figures.figure_scripts():
+        first = figures.draw(script, tmp_path / "first")
+        second = figures.draw(script, tmp_path / "second")
+        assert first == second
+        for name in first:
+            a = (tmp_path / "first" / name).read_bytes()
+            b = (tmp_path / "second" / name).read_bytes()
+            assert a == b, f"{name} differs between two runs of {script.name}: seed it"
