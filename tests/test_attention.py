@@ -75,7 +75,9 @@ def test_t5_bias_plugs_in():
     q, k, v = inputs(kv_heads=4)
     bias = posenc.T5RelativeBias(4)(7)
     out = posenc.attention(q, k, v, causal=False, bias=bias)
-    torch.testing.assert_close(out, naive_attention(q, k, v, causal=False, bias=bias), atol=1e-6, rtol=0)
+    torch.testing.assert_close(
+        out, naive_attention(q, k, v, causal=False, bias=bias), atol=1e-6, rtol=0
+    )
 
 
 def test_alibi_mask_is_broadcast_over_the_batch(monkeypatch):
@@ -107,7 +109,9 @@ def test_alibi_attention_compiles_fullgraph():
     q, k, v = inputs()
     slopes = posenc.alibi_slopes(4)
     compiled = torch.compile(
-        lambda q, k, v: posenc.attention(q, k, v, alibi_slopes=slopes), fullgraph=True, backend="eager"
+        lambda q, k, v: posenc.attention(q, k, v, alibi_slopes=slopes),
+        fullgraph=True,
+        backend="eager",
     )
     torch.testing.assert_close(compiled(q, k, v), posenc.attention(q, k, v, alibi_slopes=slopes))
 

@@ -1,4 +1,5 @@
 """Bad input raises a clear ValueError/TypeError that names the argument."""
+# ruff: noqa: E501  (one case per line reads best as a table)
 
 import pytest
 import torch
@@ -56,7 +57,9 @@ CASES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("call", "error", "pattern"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("call", "error", "pattern"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_bad_input_raises_a_clear_error(call, error, pattern):
     with pytest.raises(error, match=pattern):
         call()

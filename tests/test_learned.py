@@ -12,7 +12,9 @@ def test_adds_rows_of_the_table():
     x = torch.zeros(2, 5, 4)
     torch.testing.assert_close(module(x), module.weight[:5].expand(2, 5, 4))
     torch.testing.assert_close(module(x, offset=11), module.weight[11:].expand(2, 5, 4))
-    torch.testing.assert_close(module(x, torch.tensor([[0, 0, 0, 1, 2]] * 2))[:, 3:], module(x[:, :2], offset=1))
+    torch.testing.assert_close(
+        module(x, torch.tensor([[0, 0, 0, 1, 2]] * 2))[:, 3:], module(x[:, :2], offset=1)
+    )
 
 
 def test_past_the_table_raises_naming_the_limit():

@@ -78,7 +78,9 @@ def test_interleaved_matches_complex_multiplication():
     x = torch.randn(1, 2, 9, 16)
     inv_freq = posenc.default_inv_freq(16)
     freqs_cis = torch.polar(torch.ones(9, 8), torch.outer(torch.arange(9).float(), inv_freq))
-    expected = torch.view_as_real(torch.view_as_complex(x.reshape(1, 2, 9, 8, 2)) * freqs_cis).flatten(-2)
+    expected = torch.view_as_real(
+        torch.view_as_complex(x.reshape(1, 2, 9, 8, 2)) * freqs_cis
+    ).flatten(-2)
     actual, _ = posenc.RotaryEmbedding(16, layout="interleaved")(x, x)
     torch.testing.assert_close(actual, expected, atol=ATOL, rtol=0)
 
@@ -130,7 +132,7 @@ def test_interleaved_with_permuted_weights_gives_same_logits(monkeypatch):
                 proj.weight.copy_(rows[:, to_interleaved].reshape(-1, 64))
         use_posenc_rope(monkeypatch, model, posenc.RotaryEmbedding(16, layout="interleaved"))
         actual = model(ids).logits
-    torch.testing.assert_close(actual, expected, atol=1e-5, rtol=0)
+    torch.testing.assert_close(actual, expected, atol=1e-6, rtol=0)
 
 
 def test_permutation_maps_interleaved_pairs_to_halves():
@@ -163,7 +165,9 @@ vectors = st.integers(0, 2**31 - 1).map(lambda seed: torch.randn(
 
 
 def rotate(x, position, layout="half", inverse=False):
-    cos, sin = posenc.rotary_cos_sin(torch.tensor([position]), posenc.default_inv_freq(16), layout=layout)
+    cos, sin = posenc.rotary_cos_sin(
+        torch.tensor([position]), posenc.default_inv_freq(16), layout=layout
+    )
     return posenc.apply_rotary(x.float(), cos, -sin if inverse else sin, layout=layout)
 
 
@@ -217,7 +221,10 @@ def test_cache_grows_and_is_kept_per_dtype():
     assert {key[1] for key in rope._tables} == {torch.float32, torch.bfloat16}
     assert rope._tables[(torch.device("cpu"), torch.float32)][0].shape[0] == 256
     cos, _ = rope.cos_sin(300, offset=10)
-    assert cos.shape == (300, 8) and rope._tables[(torch.device("cpu"), torch.float32)][0].shape[0] == 512
+    assert (
+        cos.shape == (300, 8)
+        and rope._tables[(torch.device("cpu"), torch.float32)][0].shape[0] == 512
+    )
     torch.testing.assert_close(cos, rope.cos_sin(torch.arange(10, 310))[0], atol=0, rtol=0)
 
 
@@ -255,7 +262,9 @@ def test_works_under_torch_compile_fullgraph():
     positions = torch.arange(3, 8)
     compiled = torch.compile(lambda q, k, p: rope(q, k, p), fullgraph=True)
     torch.testing.assert_close(compiled(q, k, positions), rope(q, k, positions))
-    compiled_default = torch.compile(lambda q, k: rope(q, k, offset=3), fullgraph=True, backend="eager")
+    compiled_default = torch.compile(
+        lambda q, k: rope(q, k, offset=3), fullgraph=True, backend="eager"
+    )
     torch.testing.assert_close(compiled_default(q, k), rope(q, k, positions))
 
 

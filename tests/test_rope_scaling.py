@@ -98,5 +98,12 @@ def test_yarn_attention_factor_formula():
 
 
 def test_registry_is_open():
-    assert set(posenc.ROPE_SCALING) == {"default", "linear", "dynamic", "yarn", "longrope", "llama3"}
+    assert set(posenc.ROPE_SCALING) == {
+        "default",
+        "linear",
+        "dynamic",
+        "yarn",
+        "longrope",
+        "llama3",
+    }
     assert posenc.LENGTH_DEPENDENT == {"dynamic", "longrope"}

@@ -23,7 +23,9 @@ def test_tensor_positions_and_dtype():
     positions = torch.tensor([[3, 4], [5, 6]])
     pe = posenc.sinusoidal(positions, 6, dtype=torch.bfloat16)
     assert pe.shape == (2, 2, 6) and pe.dtype == torch.bfloat16
-    torch.testing.assert_close(pe.float(), posenc.sinusoidal(7, 6)[3:7].view(2, 2, 6), atol=1e-2, rtol=0)
+    torch.testing.assert_close(
+        pe.float(), posenc.sinusoidal(7, 6)[3:7].view(2, 2, 6), atol=1e-2, rtol=0
+    )
 
 
 def shift_matrix(k, dim):

@@ -60,20 +60,22 @@ def check_choice(name: str, value: object, allowed: Iterable[str]) -> str:
     return value
 
 
-def check_tensor(name: str, value: object, *, ndim: int | tuple[int, ...] | None = None) -> torch.Tensor:
+def check_tensor(
+    name: str, value: object, *, ndim: int | tuple[int, ...] | None = None
+) -> torch.Tensor:
     """Check that ``value`` is a tensor with ``ndim`` dimensions (one of them, for a tuple)."""
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
     allowed = (ndim,) if isinstance(ndim, int) else ndim
     if allowed is not None and value.ndim not in allowed:
         wanted = " or ".join(str(n) for n in allowed)
-        raise ValueError(
-            f"{name} must have {wanted} dimensions, got shape {tuple(value.shape)}"
-        )
+        raise ValueError(f"{name} must have {wanted} dimensions, got shape {tuple(value.shape)}")
     return value
 
 
-def check_floating(name: str, value: object, *, ndim: int | tuple[int, ...] | None = None) -> torch.Tensor:
+def check_floating(
+    name: str, value: object, *, ndim: int | tuple[int, ...] | None = None
+) -> torch.Tensor:
     """Check that ``value`` is a floating-point tensor (float16/bfloat16/float32/float64)."""
     tensor = check_tensor(name, value, ndim=ndim)
     if not tensor.is_floating_point():
@@ -87,11 +89,15 @@ def check_integer_tensor(
     """Check that ``value`` is an integer tensor (any sign)."""
     tensor = check_tensor(name, value, ndim=ndim)
     if tensor.is_floating_point() or tensor.is_complex() or tensor.dtype == torch.bool:
-        raise TypeError(f"{name} must be an integer tensor (int32 or int64), got dtype {tensor.dtype}")
+        raise TypeError(
+            f"{name} must be an integer tensor (int32 or int64), got dtype {tensor.dtype}"
+        )
     return tensor
 
 
-def check_positions(name: str, value: object, *, ndim: int | tuple[int, ...] | None = None) -> torch.Tensor:
+def check_positions(
+    name: str, value: object, *, ndim: int | tuple[int, ...] | None = None
+) -> torch.Tensor:
     """Check that ``value`` is an integer tensor of positions, non-negative where checkable.
 
     Float positions are refused rather than truncated: ``2.7`` is almost always a bug.

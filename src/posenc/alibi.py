@@ -117,7 +117,8 @@ def alibi_bias(
     r"""The ALiBi bias added to attention logits.
 
     \[
-    b_{h,i,j} = -m_h\,(i - j) \quad\text{(causal)}, \qquad b_{h,i,j} = -m_h\,|i - j| \quad\text{(not causal)}.
+    b_{h,i,j} = -m_h\,(i - j) \quad\text{(causal)}, \qquad
+    b_{h,i,j} = -m_h\,|i - j| \quad\text{(not causal)}.
     \]
 
     With ``causal=True`` entries for future keys (\(j > i\)) are positive; the causal mask
@@ -167,7 +168,9 @@ class ALiBi(nn.Module):
         self.causal = causal
         self.register_buffer("slopes", alibi_slopes(num_heads), persistent=False)
 
-    def forward(self, q_len: int, k_len: int | None = None, *, offset: int | None = None) -> torch.Tensor:
+    def forward(
+        self, q_len: int, k_len: int | None = None, *, offset: int | None = None
+    ) -> torch.Tensor:
         """The bias ``(heads, q_len, k_len)`` on the device of ``slopes``, float32."""
         return alibi_bias(
             self.num_heads, q_len, k_len, causal=self.causal, offset=offset, slopes=self.slopes

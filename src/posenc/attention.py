@@ -40,7 +40,8 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) 
         check_floating(name, tensor, ndim=4)
     if k.shape[:3] != v.shape[:3]:
         raise ValueError(
-            f"k and v must agree in (batch, kv_heads, k_len), got {tuple(k.shape)} and {tuple(v.shape)}"
+            "k and v must agree in (batch, kv_heads, k_len), "
+            f"got {tuple(k.shape)} and {tuple(v.shape)}"
         )
     if q.shape[0] != k.shape[0] or q.shape[-1] != k.shape[-1]:
         raise ValueError(
@@ -71,12 +72,17 @@ def _additive_mask(
     alibi_slopes: torch.Tensor | None,
     bias: torch.Tensor | None,
 ) -> torch.Tensor | None:
-    """B + M as one tensor broadcastable to (batch, heads, q_len, k_len); batch stays 1 unless bias has it."""
+    """B + M as one tensor broadcastable to (batch, heads, q_len, k_len).
+
+    Its batch size stays 1 unless ``bias`` has one: SDPA broadcasts it, no per-batch copy.
+    """
     q_len, offset = q.shape[2], k_len - q.shape[2]
     mask = None
     if alibi_slopes is not None:
         distance = alibi_distances(q_len, k_len, causal=causal, offset=offset, device=q.device)
-        mask = (-alibi_slopes.float()[:, None, None] * distance)[None]  # (1, heads, q, k): -m_h·(i−j)
+        mask = (-alibi_slopes.float()[:, None, None] * distance)[
+            None
+        ]  # (1, heads, q, k): -m_h·(i−j)
     if bias is not None:
         mask = bias.float() if mask is None else mask + bias.float()
     if causal:
@@ -91,7 +97,9 @@ def _sdpa(q, k, v, *, causal, alibi_slopes, bias, scale):
     gqa = q.shape[1] != k.shape[1]
     if alibi_slopes is None and bias is None and (not causal or q.shape[2] == k.shape[2]):
         # No bias and square (or no) causal mask: let SDPA pick its fastest kernel.
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale, enable_gqa=gqa)
+        return F.scaled_dot_product_attention(
+            q, k, v, is_causal=causal, scale=scale, enable_gqa=gqa
+        )
     mask = _additive_mask(q, k.shape[2], causal, alibi_slopes, bias)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, enable_gqa=gqa)
 
@@ -135,7 +143,9 @@ def attention(
     r"""Scaled dot-product attention with optional ALiBi slopes and additive bias.
 
     \[
-    o_i = \sum_j \operatorname{softmax}_j\!\big(s\,q_i^\top k_j - m_h\,(i - j) + B_{ij} + M_{ij}\big)\, v_j,
+    o_i = \sum_j \operatorname{softmax}_j\!\big(
+        s\,q_i^\top k_j - m_h\,(i - j) + B_{ij} + M_{ij}
+    \big)\, v_j,
     \qquad s = 1/\sqrt{d}
     \]
 

@@ -1,4 +1,6 @@
-r"""Learned absolute position embeddings (BERT, GPT-2): a trainable table \(E \in \mathbb{R}^{P \times d}\).
+r"""Learned absolute position embeddings (BERT, GPT-2).
+
+A trainable table \(E \in \mathbb{R}^{P \times d}\).
 
 Position \(p\) adds row \(E_p\) to the token embedding; there is no row for \(p \ge P\), so the
 model cannot run past the length it was trained with.
@@ -93,7 +95,8 @@ class LearnedPositionalEmbedding(nn.Module):
         check_positions("positions", positions, ndim=(1, 2))
         if positions.shape[-1] != seq:
             raise ValueError(
-                f"positions.shape[-1] must equal the sequence length {seq}, got {positions.shape[-1]}"
+                f"positions.shape[-1] must equal the sequence length {seq}, "
+                f"got {positions.shape[-1]}"
             )
         return x + self.embeddings(positions).to(x.dtype)
 

@@ -48,7 +48,8 @@ def t5_relative_bucket(
     \[
     b(n) = \begin{cases}
       n & n < E \\
-      \min\!\Big(B - 1,\; E + \Big\lfloor \dfrac{\ln(n/E)}{\ln(\mathrm{max\_distance}/E)}\,(B - E) \Big\rfloor\Big)
+      \min\!\Big(B - 1,\;
+        E + \Big\lfloor \dfrac{\ln(n/E)}{\ln(\mathrm{max\_distance}/E)}\,(B - E) \Big\rfloor\Big)
         & n \ge E
     \end{cases}
     \]
@@ -84,9 +85,10 @@ def t5_relative_bucket(
     # E + ln(n/E) / ln(max_distance/E) * (B - E); the clamp keeps log() finite where n < E
     # (those entries take the exact branch below).
     log_ratio = torch.log(distance.clamp(min=max_exact).float() / max_exact)
-    log_bucket = max_exact + (
-        log_ratio / math.log(max_distance / max_exact) * (num_buckets - max_exact)
-    ).long()
+    log_bucket = (
+        max_exact
+        + (log_ratio / math.log(max_distance / max_exact) * (num_buckets - max_exact)).long()
+    )
     log_bucket = log_bucket.clamp(max=num_buckets - 1)
     return direction_bucket + torch.where(distance < max_exact, distance, log_bucket)
 
@@ -132,7 +134,7 @@ class T5RelativeBias(nn.Module):
         nn.init.normal_(self.weight, std=num_heads**-0.5)
 
     def forward(self, q_len: int, k_len: int | None = None, *, offset: int = 0) -> torch.Tensor:
-        r"""Bias for queries at positions ``offset .. offset + q_len - 1`` and keys ``0 .. k_len - 1``.
+        r"""Bias for queries ``offset .. offset + q_len - 1`` and keys ``0 .. k_len - 1``.
 
         Args:
             q_len: Number of queries.
@@ -169,7 +171,8 @@ class ShawRelativeEmbedding(nn.Module):
     r"""Shaw et al. (2018) relative embeddings, clipped at distance \(K\):
 
     \[
-    a_{ij} = w_{\operatorname{clip}(j - i,\, -K,\, K)}, \qquad w_{-K}, \dots, w_K \in \mathbb{R}^{d}.
+    a_{ij} = w_{\operatorname{clip}(j - i,\, -K,\, K)}, \qquad
+    w_{-K}, \dots, w_K \in \mathbb{R}^{d}.
     \]
 
     Args:
@@ -182,15 +185,15 @@ class ShawRelativeEmbedding(nn.Module):
 
     def __init__(self, max_relative_position: int, dim: int) -> None:
         super().__init__()
-        self.max_relative_position = check_int("max_relative_position", max_relative_position, minimum=1)
+        self.max_relative_position = check_int(
+            "max_relative_position", max_relative_position, minimum=1
+        )
         self.dim = check_int("dim", dim, minimum=1)
         self.weight = nn.Parameter(torch.empty(2 * max_relative_position + 1, dim))
         nn.init.xavier_uniform_(self.weight)
 
-    def forward(
-        self, q_len: int, k_len: int | None = None, *, offset: int = 0
-    ) -> torch.Tensor:
-        r"""Embeddings \(a_{ij}\) for queries ``offset .. offset + q_len - 1`` and keys ``0 .. k_len - 1``.
+    def forward(self, q_len: int, k_len: int | None = None, *, offset: int = 0) -> torch.Tensor:
+        r"""\(a_{ij}\) for queries ``offset .. offset + q_len - 1``, keys ``0 .. k_len - 1``.
 
         Args:
             q_len: Number of queries.
@@ -212,5 +215,3 @@ class ShawRelativeEmbedding(nn.Module):
 
     def extra_repr(self) -> str:
         return f"max_relative_position={self.max_relative_position}, dim={self.dim}"
-
-

@@ -40,13 +40,13 @@ LAYOUTS = ("half", "interleaved")
 
 
 def rotate_half(x: torch.Tensor) -> torch.Tensor:
-    r"""\((x_1, x_2) \mapsto (-x_2, x_1)\) on the two halves of the last dimension ("half" layout)."""
+    r"""\((x_1, x_2) \mapsto (-x_2, x_1)\) on the halves of the last dimension ("half" layout)."""
     first, second = x.chunk(2, dim=-1)
     return torch.cat((-second, first), dim=-1)
 
 
 def rotate_interleaved(x: torch.Tensor) -> torch.Tensor:
-    r"""\((x_{2i}, x_{2i+1}) \mapsto (-x_{2i+1}, x_{2i})\) on adjacent channel pairs ("interleaved" layout)."""
+    r"""\((x_{2i}, x_{2i+1}) \mapsto (-x_{2i+1}, x_{2i})\) on adjacent pairs ("interleaved")."""
     even, odd = x[..., 0::2], x[..., 1::2]
     return torch.stack((-odd, even), dim=-1).flatten(-2)
 
@@ -109,7 +109,7 @@ def rotary_cos_sin(
 def apply_rotary(
     x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "half"
 ) -> torch.Tensor:
-    r"""Rotate ``x`` by the tables from `rotary_cos_sin`: \(x' = x \odot \cos + \mathrm{rot}(x) \odot \sin\).
+    r"""Rotate ``x`` by `rotary_cos_sin` tables: \(x' = x \odot \cos + \mathrm{rot}(x) \odot \sin\).
 
     \(\mathrm{rot}\) is `rotate_half` or `rotate_interleaved`. If ``cos`` is narrower than
     ``x``, only the first ``cos.shape[-1]`` channels rotate and the rest pass through (GPT-NeoX
@@ -131,11 +131,14 @@ def apply_rotary(
     check_choice("layout", layout, LAYOUTS)
     check_floating("x", x)
     if cos.shape != sin.shape:
-        raise ValueError(f"cos and sin must have the same shape, got {tuple(cos.shape)} and {tuple(sin.shape)}")
+        raise ValueError(
+            f"cos and sin must have the same shape, got {tuple(cos.shape)} and {tuple(sin.shape)}"
+        )
     rotary_dim = cos.shape[-1]
     if rotary_dim > x.shape[-1] or rotary_dim % 2:
         raise ValueError(
-            f"cos.shape[-1] (rotary_dim) must be even and <= x.shape[-1] ({x.shape[-1]}), got {rotary_dim}"
+            f"cos.shape[-1] (rotary_dim) must be even and <= x.shape[-1] ({x.shape[-1]}), "
+            f"got {rotary_dim}"
         )
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
     rotate = rotate_half if layout == "half" else rotate_interleaved
@@ -151,7 +154,7 @@ def _table_length(needed: int) -> int:
 
 
 class RotaryEmbedding(nn.Module):
-    r"""Rotary position embedding for queries and keys: \(q_m \mapsto R_m q_m\), \(k_n \mapsto R_n k_n\).
+    r"""RoPE for queries and keys: \(q_m \mapsto R_m q_m\), \(k_n \mapsto R_n k_n\).
 
     The cos/sin tables for positions \(0..n-1\) are cached per device and dtype and grown on
     demand; a table is built directly on the device it is used on, never copied across devices
@@ -200,13 +203,17 @@ class RotaryEmbedding(nn.Module):
 
     @property
     def length_dependent(self) -> bool:
-        """Whether the frequencies depend on the current sequence length (``dynamic``, ``longrope``)."""
+        """Whether the frequencies depend on the current length (``dynamic``, ``longrope``)."""
         return self.rope_type in LENGTH_DEPENDENT
 
     def _frequencies(self, device: torch.device, seq_len: int | None) -> tuple[torch.Tensor, float]:
         if self.length_dependent:
             return rope_inv_freq(
-                self.rotary_dim, base=self.base, scaling=self.scaling, seq_len=seq_len, device=device
+                self.rotary_dim,
+                base=self.base,
+                scaling=self.scaling,
+                seq_len=seq_len,
+                device=device,
             )
         if self.inv_freq.device == device:
             return self.inv_freq, self.attention_factor
@@ -273,7 +280,9 @@ class RotaryEmbedding(nn.Module):
                 "synchronise with the device)"
             )
         inv_freq, factor = self._frequencies(device, seq_len)
-        return rotary_cos_sin(positions, inv_freq, layout=self.layout, attention_factor=factor, dtype=dtype)
+        return rotary_cos_sin(
+            positions, inv_freq, layout=self.layout, attention_factor=factor, dtype=dtype
+        )
 
     def forward(
         self,
@@ -301,21 +310,31 @@ class RotaryEmbedding(nn.Module):
 
         Raises:
             TypeError: Non-floating ``q``/``k`` or non-integer ``positions``.
-            ValueError: Wrong ranks, mismatched shapes, negative positions, or a missing ``seq_len``.
+            ValueError: Wrong ranks, mismatched shapes, negative positions, or a missing
+                ``seq_len``.
         """
         self._check_qk(q, k)
         batch, _, seq, _ = q.shape
         if positions is None:
-            cos, sin = self.cos_sin(seq, offset=offset, seq_len=seq_len, device=q.device, dtype=q.dtype)
+            cos, sin = self.cos_sin(
+                seq, offset=offset, seq_len=seq_len, device=q.device, dtype=q.dtype
+            )
         else:
             check_positions("positions", positions, ndim=(1, 2))
             if positions.shape[-1] != seq:
-                raise ValueError(f"positions.shape[-1] must equal seq ({seq}), got {positions.shape[-1]}")
+                raise ValueError(
+                    f"positions.shape[-1] must equal seq ({seq}), got {positions.shape[-1]}"
+                )
             if positions.ndim == 2 and positions.shape[0] not in (1, batch):
-                raise ValueError(f"positions.shape[0] must be 1 or batch ({batch}), got {positions.shape[0]}")
+                raise ValueError(
+                    f"positions.shape[0] must be 1 or batch ({batch}), got {positions.shape[0]}"
+                )
             cos, sin = self.cos_sin(positions, seq_len=seq_len, dtype=q.dtype)
             if positions.ndim == 2:
-                cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # (batch, 1, seq, rotary_dim): over heads
+                cos, sin = (
+                    cos.unsqueeze(1),
+                    sin.unsqueeze(1),
+                )  # (batch, 1, seq, rotary_dim): over heads
         return (
             apply_rotary(q, cos, sin, layout=self.layout),
             apply_rotary(k, cos, sin, layout=self.layout),
@@ -330,9 +349,13 @@ class RotaryEmbedding(nn.Module):
         check_floating("q", q, ndim=4)
         check_floating("k", k, ndim=4)
         if q.shape[-1] != self.head_dim:
-            raise ValueError(f"q.shape[-1] must equal head_dim ({self.head_dim}), got {q.shape[-1]}")
+            raise ValueError(
+                f"q.shape[-1] must equal head_dim ({self.head_dim}), got {q.shape[-1]}"
+            )
         if k.shape[-1] != self.head_dim:
-            raise ValueError(f"k.shape[-1] must equal head_dim ({self.head_dim}), got {k.shape[-1]}")
+            raise ValueError(
+                f"k.shape[-1] must equal head_dim ({self.head_dim}), got {k.shape[-1]}"
+            )
         if (k.shape[0], k.shape[2]) != (q.shape[0], q.shape[2]):
             raise ValueError(
                 f"k must have q's batch and seq sizes ({q.shape[0]}, {q.shape[2]}), "
@@ -340,7 +363,8 @@ class RotaryEmbedding(nn.Module):
             )
         if q.shape[1] % k.shape[1]:
             raise ValueError(
-                f"k's heads ({k.shape[1]}) must divide q's heads ({q.shape[1]}) (grouped-query attention)"
+                f"k's heads ({k.shape[1]}) must divide q's heads ({q.shape[1]}) "
+                "(grouped-query attention)"
             )
 
     def extra_repr(self) -> str:

@@ -41,7 +41,7 @@ KNOWN_KEYS = frozenset(
 def default_inv_freq(
     dim: int, base: float = 10000.0, *, device: torch.device | str | None = None
 ) -> torch.Tensor:
-    r"""The original RoPE frequencies \(\theta_i = \mathrm{base}^{-2i/d}\), float32, shape ``(dim/2,)``."""
+    r"""Original RoPE frequencies \(\theta_i = \mathrm{base}^{-2i/d}\), float32, ``(dim/2,)``."""
     exponent = torch.arange(0, dim, 2, dtype=torch.int64, device=device).float() / dim  # 2i/d
     return 1.0 / (base**exponent)
 
@@ -116,7 +116,9 @@ def _yarn(dim, base, params, seq_len, device):
     if low == high:
         high += 0.001  # avoid a zero-width ramp
     # ramp_i = clamp((i − low) / (high − low), 0, 1): 0 keeps θ_i (fast dims), 1 interpolates.
-    ramp = ((torch.arange(dim // 2, dtype=torch.float32, device=device) - low) / (high - low)).clamp(0, 1)
+    ramp = (
+        (torch.arange(dim // 2, dtype=torch.float32, device=device) - low) / (high - low)
+    ).clamp(0, 1)
     keep = 1 - ramp
     powers = base ** (torch.arange(0, dim, 2, device=device).float() / dim)  # 1/θ_i
     extrapolated = 1.0 / powers
@@ -247,12 +249,13 @@ def rope_inv_freq(
         base: \(\mathrm{base}\) (``rope_theta``).
         scaling: None, or a dict in Hugging Face's ``rope_parameters`` convention:
             ``{"rope_type": ..., "factor": ..., "original_max_position_embeddings": ..., ...}``
-            (``"type"`` is accepted for ``"rope_type"``). A ``"rope_theta"`` entry must equal ``base``.
+            (``"type"`` is accepted for ``"rope_type"``). A ``"rope_theta"`` entry must
+            equal ``base``.
         seq_len: Current sequence length, used by ``dynamic`` and ``longrope``.
         device: Device of the result.
 
     Returns:
-        ``(inv_freq, attention_factor)``: a float32 tensor of shape ``(head_dim // 2,)`` and a float.
+        ``(inv_freq, attention_factor)``: a float32 tensor ``(head_dim // 2,)`` and a float.
 
     Raises:
         TypeError: An argument has the wrong type.
@@ -264,7 +267,8 @@ def rope_inv_freq(
     params = scaling or {}
     if params.get("rope_theta") is not None and float(params["rope_theta"]) != base:
         raise ValueError(
-            f"scaling['rope_theta'] ({params['rope_theta']}) must equal base ({base}) when both are given"
+            f"scaling['rope_theta'] ({params['rope_theta']}) must equal base ({base}) "
+            "when both are given"
         )
     if seq_len is not None:
         check_int("seq_len", seq_len, minimum=1)

@@ -55,7 +55,8 @@ def sinusoidal(
 
     Raises:
         TypeError: ``positions`` is neither an int nor an integer tensor.
-        ValueError: ``dim`` is not a positive even int, ``base`` is not > 0, or a position is negative.
+        ValueError: ``dim`` is not a positive even int, ``base`` is not > 0, or a position is
+            negative.
     """
     check_even("dim", dim)
     check_positive("base", base)
