@@ -48,16 +48,22 @@ def _inputs_digest(script: Path) -> str:
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
-    env.update(MATPLOTLIBRC=str(RCFILE), MPLBACKEND="Agg", SOURCE_DATE_EPOCH="0",
-               PYTHONHASHSEED="0")
+    env.update(
+        MATPLOTLIBRC=str(RCFILE), MPLBACKEND="Agg", SOURCE_DATE_EPOCH="0", PYTHONHASHSEED="0"
+    )
     return env
 
 
 def draw(script: Path, into: Path) -> list[str]:
     """Run one figure script in a scratch directory; move the SVGs it wrote into ``into``."""
     with tempfile.TemporaryDirectory() as scratch:
-        done = subprocess.run([sys.executable, str(script)], cwd=scratch, env=_environment(),
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=scratch,
+            env=_environment(),
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             raise SystemExit(f"figure script failed: {script.relative_to(ROOT)}\n{done.stderr}")
         written = sorted(p.name for p in Path(scratch).glob("*.svg"))

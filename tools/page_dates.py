@@ -28,8 +28,13 @@ _state: dict[str, object] = {"root": None, "dates": {}, "dirty": set()}
 
 def _git(root: Path, *args: str) -> str | None:
     try:
-        done = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=root,
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            ["git", "-c", "core.quotePath=false", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None

@@ -49,8 +49,9 @@ def structure(page: Path) -> dict[str, object]:
     return {
         "snippet sections": re.findall(r'--8<--\s+"([^"]+)"', text),
         "figures": re.findall(r"!\[[^\]]*\]\(([^)\s]+)", text),
-        "headings per level": sorted(Counter(
-            len(m) for m in re.findall(r"^(#{1,6})\s", prose, re.MULTILINE)).items()),
+        "headings per level": sorted(
+            Counter(len(m) for m in re.findall(r"^(#{1,6})\s", prose, re.MULTILINE)).items()
+        ),
         "display formulas": len(re.findall(r"\\\[|^\s*\$\$\s*$", prose, re.MULTILINE)),
         "inline formulas": len(re.findall(r"\\\(", prose)),
         "admonitions": len(re.findall(r"^\s*(?:!!!|\?\?\?\+?)\s", prose, re.MULTILINE)),
@@ -66,8 +67,11 @@ def differences(page: Path) -> list[str]:
     if page.suffix != ".md":
         return []
     ours, theirs = structure(page), structure(twin)
-    return [f"{rel} vs {twin.name}: {key} differ: {ours[key]} != {theirs[key]}"
-            for key in ours if ours[key] != theirs[key]]
+    return [
+        f"{rel} vs {twin.name}: {key} differ: {ours[key]} != {theirs[key]}"
+        for key in ours
+        if ours[key] != theirs[key]
+    ]
 
 
 def all_differences() -> list[str]:

@@ -113,13 +113,18 @@ def _write_language_sitemaps(site_dir: Path) -> None:
     for lang in languages:
         urls = re.findall(
             rf'<url>.*?<xhtml:link rel="alternate" hreflang="{lang}" href="([^"]+)"/>.*?</url>',
-            text, flags=re.DOTALL)
+            text,
+            flags=re.DOTALL,
+        )
         if not urls or not (site_dir / lang).is_dir():
             continue
         # the same <url> entries, with this language's address as <loc>
         blocks = re.findall(r"<url>.*?</url>", text, flags=re.DOTALL)
-        localized = [re.sub(r"<loc>[^<]*</loc>", f"<loc>{url}</loc>", block, count=1)
-                     for block, url in zip(blocks, urls, strict=True)]
+        localized = [
+            re.sub(r"<loc>[^<]*</loc>", f"<loc>{url}</loc>", block, count=1)
+            for block, url in zip(blocks, urls, strict=True)
+        ]
         head, _, _ = text.partition("<url>")
         (site_dir / lang / "sitemap.xml").write_text(
-            head + "\n    ".join(localized) + "\n</urlset>\n", encoding="utf-8")
+            head + "\n    ".join(localized) + "\n</urlset>\n", encoding="utf-8"
+        )

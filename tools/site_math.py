@@ -78,10 +78,14 @@ _ARITHMATEX = re.compile(
 
 def _strip_delimiters(body: str) -> tuple[str, bool]:
     body = body.strip()
-    for left, right, display in (("\\[", "\\]", True), ("\\(", "\\)", False),
-                                 ("$$", "$$", True), ("$", "$", False)):
+    for left, right, display in (
+        ("\\[", "\\]", True),
+        ("\\(", "\\)", False),
+        ("$$", "$$", True),
+        ("$", "$", False),
+    ):
         if body.startswith(left) and body.endswith(right) and len(body) >= len(left) + len(right):
-            return body[len(left): len(body) - len(right)], display
+            return body[len(left) : len(body) - len(right)], display
     # arithmatex also emits \begin{env}...\end{env} blocks without delimiters
     return body, True
 
