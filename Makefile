@@ -76,5 +76,12 @@ lint: install  ## ruff lint + format check
 	@$(VENV)/bin/ruff check src tests tools snippets
 	@$(VENV)/bin/ruff format --check src tests tools snippets
 
+.PHONY: experiment experiment-quick
+experiment: install  ## chapter 8's experiment, full profile (1 CPU thread, ~12 min): results/full.json
+	@$(PY) experiments/extrapolation/train.py
+
+experiment-quick: install  ## the same experiment in seconds (pipeline check): results/quick.json
+	@$(PY) experiments/extrapolation/train.py --quick
+
 clean:  ## remove the built site, figures and caches (keeps .venv and node_modules)
 	rm -rf site docs/figures .cache .pytest_cache

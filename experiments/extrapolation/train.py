@@ -1,0 +1,188 @@
+"""Train one tiny character LM per position method at length 128, evaluate at 128..1024.
+
+    python experiments/extrapolation/train.py            # full profile -> results/full.json
+    python experiments/extrapolation/train.py --quick    # pipeline check -> results/quick.json
+
+Everything runs on one CPU thread with fixed seeds. The results file records the settings, the
+hardware, the software versions and how long each part took; the chapter's table and figure are
+drawn from the committed results/full.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from corpus import ALPHABET, load_splits  # noqa: E402
+from model import METHODS, TinyLM  # noqa: E402
+
+PROFILES = {
+    # ~12 minutes on one core of a shared 2-core machine
+    "full": dict(dim=64, heads=4, layers=2, batch=16, steps=600, lr=3e-3, eval_tokens=16384),
+    # seconds: checks the pipeline end to end, not the numbers
+    "quick": dict(dim=32, heads=2, layers=1, batch=4, steps=30, lr=3e-3, eval_tokens=1024),
+}
+TRAIN_LEN = 128
+EVAL_LENGTHS = (128, 256, 512, 1024)
+SEED = 0
+
+
+def rope_variants(length: int, head_dim: int, base: float = 10000.0) -> dict[str, dict]:
+    """Inference-time RoPE settings for an evaluation length; s = length / TRAIN_LEN."""
+    s = length / TRAIN_LEN
+    if s <= 1:
+        none = dict(scaling=None, base=base)
+        return {"rope+pi": none, "rope+ntk": none, "rope+yarn": none}
+    return {
+        # position interpolation: positions squeezed by s (all frequencies / s)
+        "rope+pi": dict(scaling={"rope_type": "linear", "factor": s}, base=base),
+        # NTK-aware: base' = base * s^(d/(d-2)), fixed for this length
+        "rope+ntk": dict(scaling=None, base=base * s ** (head_dim / (head_dim - 2))),
+        # YaRN: per-frequency ramp plus attention temperature 0.1 ln s + 1
+        "rope+yarn": dict(
+            scaling={"rope_type": "yarn", "factor": s, "original_max_position_embeddings": TRAIN_LEN},
+            base=base,
+        ),
+    }
+
+
+def learning_rate(step: int, steps: int, peak: float) -> float:
+    warmup = max(1, steps // 20)
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = (step - warmup) / max(1, steps - warmup)
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))  # cosine to 10 %
+
+
+def train(method: str, train_ids: torch.Tensor, cfg: dict) -> tuple[TinyLM, list[float]]:
+    torch.manual_seed(SEED)  # same initial weights (where shapes agree) for every method
+    model = TinyLM(
+        method, vocab=len(ALPHABET), dim=cfg["dim"], heads=cfg["heads"], layers=cfg["layers"],
+        train_len=TRAIN_LEN,
+    )  # fmt: skip
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=0.01)
+    data_rng = torch.Generator().manual_seed(SEED)  # same batches for every method
+    losses = []
+    for step in range(cfg["steps"]):
+        start = torch.randint(0, len(train_ids) - TRAIN_LEN - 1, (cfg["batch"],), generator=data_rng)
+        window = torch.stack([train_ids[s : s + TRAIN_LEN + 1] for s in start.tolist()])
+        for group in opt.param_groups:
+            group["lr"] = learning_rate(step, cfg["steps"], cfg["lr"])
+        logits = model(window[:, :-1])
+        loss = F.cross_entropy(logits.flatten(0, 1), window[:, 1:].flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(loss.item())
+    return model, losses
+
+
+@torch.no_grad()
+def evaluate(model: TinyLM, valid_ids: torch.Tensor, length: int, eval_tokens: int) -> dict:
+    """Perplexity on non-overlapping windows of `length` tokens from the held-out text.
+
+    ``all``: over every predicted token of each window. ``beyond``: only over the tokens at
+    positions >= TRAIN_LEN (None at the training length).
+    """
+    model.eval()
+    count = max(1, eval_tokens // length)
+    windows = torch.stack([valid_ids[i * length : i * length + length + 1] for i in range(count)])
+    nll = torch.stack(
+        [F.cross_entropy(model(w[None, :-1])[0], w[1:], reduction="none") for w in windows]
+    )  # (count, length): one window at a time keeps memory small at 1024
+    model.train()
+    beyond = nll[:, TRAIN_LEN:]
+    return {
+        "all": math.exp(nll.mean().item()),
+        "beyond": math.exp(beyond.mean().item()) if beyond.numel() else None,
+    }
+
+
+def hardware() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "threads": torch.get_num_threads(), "device": "cpu"}
+
+
+def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
+    torch.set_num_threads(1)
+    cfg = PROFILES[profile]
+    train_ids, valid_ids = load_splits()
+    began = time.perf_counter()
+    results = {}
+    for method in methods:
+        t0 = time.perf_counter()
+        model, losses = train(method, train_ids, cfg)
+        train_seconds = time.perf_counter() - t0
+        variants = {method: {}} if method != "rope" else {"rope": {}, "rope+pi": {}, "rope+ntk": {}, "rope+yarn": {}}
+        for length in EVAL_LENGTHS:
+            if method == "learned" and length > TRAIN_LEN:
+                variants[method][str(length)] = None  # no table row past position 127
+                continue
+            if method == "rope":
+                settings = {"rope": dict(scaling=None, base=10000.0)} | rope_variants(length, model.head_dim)
+            else:
+                settings = {method: None}
+            for name, setting in settings.items():
+                if setting is not None:
+                    model.set_rope_scaling(setting["scaling"], base=setting["base"])
+                variants[name][str(length)] = evaluate(model, valid_ids, length, cfg["eval_tokens"])
+            if method == "rope":
+                model.set_rope_scaling(None)
+        for name, table in variants.items():
+            results[name] = {
+                "trained_as": method,
+                "train_seconds": round(train_seconds, 1),
+                "final_train_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
+                "perplexity": {k: (None if v is None else round(v["all"], 4)) for k, v in table.items()},
+                "perplexity_beyond_128": {
+                    k: (None if v is None or v["beyond"] is None else round(v["beyond"], 4))
+                    for k, v in table.items()
+                },
+            }
+        log(f"{method:>10}: train {train_seconds:6.1f} s, loss {results[method]['final_train_loss']:.3f}, "
+            f"ppl {results[method]['perplexity']}")  # fmt: skip
+    report = {
+        "profile": profile,
+        "config": cfg | {"train_len": TRAIN_LEN, "eval_lengths": list(EVAL_LENGTHS), "seed": SEED,
+                         "vocab": len(ALPHABET), "corpus": "data/corpus.txt"},
+        "hardware": hardware(),
+        "software": {"python": platform.python_version(), "torch": torch.__version__},
+        "wall_seconds": round(time.perf_counter() - began, 1),
+        "results": results,
+    }  # fmt: skip
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    log(f"wrote {out} in {report['wall_seconds']} s")
+    return report
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny pipeline check (seconds)")
+    parser.add_argument("--out", type=Path, help="results file (default results/<profile>.json)")
+    args = parser.parse_args(argv)
+    profile = "quick" if args.quick else "full"
+    return run(profile, args.out or HERE / "results" / f"{profile}.json")
+
+
+if __name__ == "__main__":
+    main()
