@@ -18,7 +18,17 @@ import corpus  # noqa: E402
 import model  # noqa: E402
 import train  # noqa: E402
 
-ALL_NAMES = {"nope", "sinusoidal", "learned", "t5", "rope", "rope+pi", "rope+ntk", "rope+yarn", "alibi"}
+ALL_NAMES = {
+    "nope",
+    "sinusoidal",
+    "learned",
+    "t5",
+    "rope",
+    "rope+pi",
+    "rope+ntk",
+    "rope+yarn",
+    "alibi",
+}
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +97,8 @@ def test_committed_full_results_are_complete():
     path = EXPERIMENT / "results" / "full.json"
     report = json.loads(path.read_text())
     assert report["profile"] == "full"
-    assert all(report["config"][k] == v for k, v in train.PROFILES["full"].items())  # same as the code
+    assert all(
+        report["config"][k] == v for k, v in train.PROFILES["full"].items()
+    )  # same as the code
     assert set(report["results"]) == ALL_NAMES
     assert report["wall_seconds"] > 0 and report["hardware"]["threads"] == 1

@@ -60,7 +60,9 @@ class TinyLM(nn.Module):
         if method == "learned":
             self.pos = posenc.LearnedPositionalEmbedding(train_len, dim)
         if method == "t5":
-            self.t5 = posenc.T5RelativeBias(heads, bidirectional=False, num_buckets=32, max_distance=128)
+            self.t5 = posenc.T5RelativeBias(
+                heads, bidirectional=False, num_buckets=32, max_distance=128
+            )
         if method == "alibi":
             self.register_buffer("slopes", posenc.alibi_slopes(heads), persistent=False)
         self.set_rope_scaling(None)

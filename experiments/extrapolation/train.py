@@ -51,7 +51,11 @@ def rope_variants(length: int, head_dim: int, base: float = 10000.0) -> dict[str
         "rope+ntk": dict(scaling=None, base=base * s ** (head_dim / (head_dim - 2))),
         # YaRN: per-frequency ramp plus attention temperature 0.1 ln s + 1
         "rope+yarn": dict(
-            scaling={"rope_type": "yarn", "factor": s, "original_max_position_embeddings": TRAIN_LEN},
+            scaling={
+                "rope_type": "yarn",
+                "factor": s,
+                "original_max_position_embeddings": TRAIN_LEN,
+            },
             base=base,
         ),
     }
@@ -75,7 +79,9 @@ def train(method: str, train_ids: torch.Tensor, cfg: dict) -> tuple[TinyLM, list
     data_rng = torch.Generator().manual_seed(SEED)  # same batches for every method
     losses = []
     for step in range(cfg["steps"]):
-        start = torch.randint(0, len(train_ids) - TRAIN_LEN - 1, (cfg["batch"],), generator=data_rng)
+        start = torch.randint(
+            0, len(train_ids) - TRAIN_LEN - 1, (cfg["batch"],), generator=data_rng
+        )
         window = torch.stack([train_ids[s : s + TRAIN_LEN + 1] for s in start.tolist()])
         for group in opt.param_groups:
             group["lr"] = learning_rate(step, cfg["steps"], cfg["lr"])
@@ -132,13 +138,19 @@ def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
         t0 = time.perf_counter()
         model, losses = train(method, train_ids, cfg)
         train_seconds = time.perf_counter() - t0
-        variants = {method: {}} if method != "rope" else {"rope": {}, "rope+pi": {}, "rope+ntk": {}, "rope+yarn": {}}
+        variants = (
+            {method: {}}
+            if method != "rope"
+            else {"rope": {}, "rope+pi": {}, "rope+ntk": {}, "rope+yarn": {}}
+        )
         for length in EVAL_LENGTHS:
             if method == "learned" and length > TRAIN_LEN:
                 variants[method][str(length)] = None  # no table row past position 127
                 continue
             if method == "rope":
-                settings = {"rope": dict(scaling=None, base=10000.0)} | rope_variants(length, model.head_dim)
+                settings = {"rope": dict(scaling=None, base=10000.0)} | rope_variants(
+                    length, model.head_dim
+                )
             else:
                 settings = {method: None}
             for name, setting in settings.items():
@@ -152,14 +164,17 @@ def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
                 "trained_as": method,
                 "train_seconds": round(train_seconds, 1),
                 "final_train_loss": round(sum(losses[-20:]) / len(losses[-20:]), 4),
-                "perplexity": {k: (None if v is None else round(v["all"], 4)) for k, v in table.items()},
+                "perplexity": {
+                    k: (None if v is None else round(v["all"], 4)) for k, v in table.items()
+                },
                 "perplexity_beyond_128": {
                     k: (None if v is None or v["beyond"] is None else round(v["beyond"], 4))
                     for k, v in table.items()
                 },
             }
-        log(f"{method:>10}: train {train_seconds:6.1f} s, loss {results[method]['final_train_loss']:.3f}, "
-            f"ppl {results[method]['perplexity']}")  # fmt: skip
+        loss = results[method]["final_train_loss"]
+        log(f"{method:>10}: train {train_seconds:6.1f} s, loss {loss:.3f}, ", end="")
+        log(f"ppl {results[method]['perplexity']}", flush=True)
     report = {
         "profile": profile,
         "config": cfg | {"train_len": TRAIN_LEN, "eval_lengths": list(EVAL_LENGTHS), "seed": SEED,
