@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,15 +87,21 @@ def build(force: bool = False, out_dir: Path = OUT_DIR) -> dict[str, list[str]]:
     out_dir.mkdir(parents=True, exist_ok=True)
     produced: dict[str, list[str]] = {}
     owners: dict[str, str] = {}
-    for script in figure_scripts():
+    scripts = {script: CACHE / _inputs_digest(script) for script in figure_scripts()}
+    stale = [s for s, cached in scripts.items() if force or not (cached / "manifest.json").exists()]
+
+    def redraw(script: Path) -> None:
+        cached = scripts[script]
+        shutil.rmtree(cached, ignore_errors=True)
+        names = draw(script, cached)
+        (cached / "manifest.json").write_text(json.dumps(names))
+
+    # each script is its own process (torch + matplotlib start-up dominates): run them in parallel
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(redraw, stale))
+    for script, cached in scripts.items():
         rel = script.relative_to(ROOT).as_posix()
-        cached = CACHE / _inputs_digest(script)
-        manifest = cached / "manifest.json"
-        if force or not manifest.exists():
-            shutil.rmtree(cached, ignore_errors=True)
-            names = draw(script, cached)
-            manifest.write_text(json.dumps(names))
-        names = json.loads(manifest.read_text())
+        names = json.loads((cached / "manifest.json").read_text())
         for name in names:
             if name in owners:
                 raise SystemExit(f"{rel} and {owners[name]} both save {name}: rename one")
