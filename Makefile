@@ -27,10 +27,10 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	  && { echo $$p; break; }; done)
 PIP_INDEX_ARGS := $(if $(TORCH_INDEX_URL),--extra-index-url $(TORCH_INDEX_URL))
 
-.PHONY: help install serve build test test-fast figures lint clean
+.PHONY: help install serve build test test-fast test-chapter figures lint chapter clean
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 $(STAMP): requirements.lock pyproject.toml
 	@if [ -z "$(PYTHON)" ]; then \
@@ -72,9 +72,28 @@ test: build  ## everything CI runs: the full site build, then every test
 test-fast: install  ## unit tests and code blocks only (no site build, no browser)
 	@$(PY) -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
 
-lint: install  ## ruff lint + format check
+.PHONY: bench
+bench: install  ## run the benchmark suite (CPU; CUDA too when present) into benchmarks/results/
+	@$(PY) benchmarks/bench.py
+
+# the same checks as .pre-commit-config.yaml (tests/test_scaffold.py keeps the two in step)
+lint: install  ## ruff, twin parity, snippet paths and a fast test subset (as pre-commit)
 	@$(VENV)/bin/ruff check src tests tools snippets
 	@$(VENV)/bin/ruff format --check src tests tools snippets
+	@$(PY) tools/parity.py
+	@$(PY) tools/check_snippets.py
+	@$(PY) -m pytest -q -m "not slow" tests/test_parity.py tests/test_scaffold.py tests/test_snippets.py::test_snippet_names_mirror_pages
+
+CHAPTER_ARGS = $(if $(TITLE),--title "$(TITLE)") $(if $(ZH_TITLE),--zh-title "$(ZH_TITLE)")
+chapter: install  ## scaffold a chapter: make chapter NAME=my-topic [TITLE=".." ZH_TITLE=".."]
+	@[ -n "$(NAME)" ] || { echo 'usage: make chapter NAME=my-topic TITLE="My topic" ZH_TITLE="我的主题"'; exit 1; }
+	@$(PY) tools/new_chapter.py "$(NAME)" $(CHAPTER_ARGS)
+
+test-chapter: install  ## one chapter: its code blocks, snippets, tests: make test-chapter NAME=..
+	@[ -n "$(NAME)" ] || { echo "usage: make test-chapter NAME=why-position"; exit 1; }
+	@$(PY) -m pytest tests/test_codeblocks.py tests/test_snippets.py \
+	  $(wildcard tests/test_$(subst -,_,$(NAME))_chapter.py) \
+	  -k "$(NAME) or $(subst -,_,$(NAME))" $(PYTEST_ARGS)
 
 .PHONY: experiment experiment-quick
 experiment: install  ## chapter 8's experiment, full profile (1 CPU thread, ~12 min): results/full.json

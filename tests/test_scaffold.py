@@ -1,0 +1,307 @@
+"""The chapter scaffold (tools/new_chapter.py) and the checks a contributor runs.
+
+* nothing in the repository still carries the scaffold's ``TODO(new-chapter)`` placeholders;
+* the scaffold writes both pages, the snippet, the figure script, the test stub, the nav and
+  the home-page entries, and refuses names and numbers it cannot use;
+* ``make lint`` and ``.pre-commit-config.yaml`` run the same checks;
+* (slow) in a temporary copy of the repository, a scaffolded chapter passes the twin and
+  snippet checks, builds with ``mkdocs build --strict`` in both languages, its code blocks and
+  snippets run, and its stub test fails with a message saying what to write.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import check_snippets  # noqa: E402
+import new_chapter  # noqa: E402
+import parity  # noqa: E402
+
+PLACEHOLDER = new_chapter.PLACEHOLDER
+
+
+def _placeholders(root: Path) -> list[str]:
+    paths = [
+        *(root / "docs").rglob("*.md"),
+        *(root / "snippets").rglob("*.py"),
+        *(root / "tests").glob("*.py"),
+        root / "mkdocs.yml",
+    ]
+    found = []
+    for path in sorted(paths):
+        if path.name == "test_scaffold.py" or not path.is_file():
+            continue
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            if PLACEHOLDER in line:
+                found.append(f"{path.relative_to(root).as_posix()}:{lineno}: {line.strip()[:90]}")
+    return found
+
+
+def test_no_scaffold_placeholders_left() -> None:
+    """Every TODO(new-chapter) the scaffold wrote has been replaced by real content."""
+    left = _placeholders(ROOT)
+    assert not left, (
+        f"{len(left)} place(s) still to write (replace each {PLACEHOLDER}):\n" + "\n".join(left)
+    )
+
+
+def _mini_repo(tmp_path: Path) -> Path:
+    """The parts of the repository the scaffold reads and edits."""
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs" / "chapters").mkdir(parents=True)
+    for home in ("index.md", "index.zh.md"):
+        shutil.copy(ROOT / "docs" / home, tmp_path / "docs" / home)
+    for page in (ROOT / "docs" / "chapters").glob("*.md"):
+        (tmp_path / "docs" / "chapters" / page.name).write_text("# stub\n", encoding="utf-8")
+    return tmp_path
+
+
+def _nav_chapters(config: str) -> list[str]:
+    return re.findall(r"^\s+- .+: (chapters/\d\d-[^\s]+\.md)\s*$", config, re.MULTILINE)
+
+
+def test_scaffold_writes_a_complete_chapter(tmp_path: Path, monkeypatch) -> None:
+    root = _mini_repo(tmp_path)
+    number = new_chapter.next_number(root)
+    changed = new_chapter.scaffold("demo-topic", "Demo: a topic", "演示主题", root=root)
+    nn = f"{number:02d}"
+    en, zh = (
+        root / f"docs/chapters/{nn}-demo-topic.md",
+        root / f"docs/chapters/{nn}-demo-topic.zh.md",
+    )
+    expected = {
+        en,
+        zh,
+        root / "snippets/demo_topic/demo_topic.py",
+        root / "snippets/demo_topic/figure_example.py",
+        root / "tests/test_demo_topic_chapter.py",
+        root / "mkdocs.yml",
+        root / "docs/index.md",
+        root / "docs/index.zh.md",
+    }
+    assert set(changed) == expected
+    assert all(p.is_file() for p in expected)
+    assert "# Demo: a topic { #demo-topic }" in en.read_text(encoding="utf-8")
+    assert "# 演示主题 { #demo-topic }" in zh.read_text(encoding="utf-8")
+
+    # the twins have the same structure, and every include and figure resolves
+    monkeypatch.setattr(parity, "DOCS", root / "docs")
+    assert parity.differences(en) == []
+    for name, value in (("ROOT", root), ("DOCS", root / "docs"), ("SNIPPETS", root / "snippets")):
+        monkeypatch.setattr(check_snippets, name, value)
+    assert check_snippets.all_problems()[0] == []
+
+    # nav: in numeric order, the title quoted where YAML needs it, the zh title translated
+    config = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    chapters = _nav_chapters(config)
+    assert f"chapters/{nn}-demo-topic.md" in chapters
+    assert chapters == sorted(chapters)
+    assert f'- "Demo: a topic": chapters/{nn}-demo-topic.md' in config
+    assert '"Demo: a topic": 演示主题' in config
+    assert f"[Demo: a topic](chapters/{nn}-demo-topic.md)" in (root / "docs/index.md").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_scaffold_inserts_in_numeric_order(tmp_path: Path) -> None:
+    root = _mini_repo(tmp_path)
+    for page in (root / "docs" / "chapters").glob("*.md"):
+        page.unlink()
+    new_chapter.scaffold("third", number=3, root=root)
+    new_chapter.scaffold("first-one", number=1, root=root)
+    assert new_chapter.next_number(root) == 4
+    chapters = [
+        c
+        for c in _nav_chapters((root / "mkdocs.yml").read_text(encoding="utf-8"))
+        if re.search(r"/0[13]-(third|first-one)\.md", c)
+    ]
+    assert chapters == ["chapters/01-first-one.md", "chapters/03-third.md"]
+
+
+@pytest.mark.parametrize("name", ["Demo", "demo_topic", "demo--topic", "-demo", "1demo", ""])
+def test_scaffold_rejects_bad_names(tmp_path: Path, name: str) -> None:
+    with pytest.raises(new_chapter.ScaffoldError, match="lowercase words joined by dashes"):
+        new_chapter.scaffold(name, root=_mini_repo(tmp_path))
+
+
+def test_scaffold_refuses_to_overwrite(tmp_path: Path) -> None:
+    root = _mini_repo(tmp_path)
+    new_chapter.scaffold("demo-topic", root=root)
+    before = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    with pytest.raises(new_chapter.ScaffoldError, match="exists already"):
+        new_chapter.scaffold("demo-topic", root=root)
+    taken = new_chapter.next_number(root) - 1
+    with pytest.raises(new_chapter.ScaffoldError, match=f"number {taken:02d} is taken"):
+        new_chapter.scaffold("other-topic", number=taken, root=root)
+    assert (root / "mkdocs.yml").read_text(encoding="utf-8") == before
+
+
+def _lint_commands() -> list[str]:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^lint:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert recipe, "Makefile has no lint target"
+    return [line.strip().lstrip("@") for line in recipe.group(1).split("\n") if line.strip()]
+
+
+def _normalise(command: str) -> tuple[str, ...]:
+    """A command without interpreter paths and ruff's fix/force-exclude options."""
+    words = shlex.split(
+        command.replace("$(VENV)/bin/", "")
+        .replace("$(PY) -m ", "")
+        .replace("$(PY)", "python")
+        .replace(".venv/bin/python -m ", "")
+        .replace(".venv/bin/", "")
+    )
+    words = [w for w in words if w not in ("--fix", "--check", "--force-exclude")]
+    if words[:1] == ["ruff"]:
+        return tuple(words[:2])  # make lints the folders, pre-commit the staged files in them
+    return tuple(words)
+
+
+def test_make_lint_and_pre_commit_run_the_same_checks() -> None:
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    hooks = [hook["entry"] for repo in config["repos"] for hook in repo["hooks"]]
+    assert sorted(map(_normalise, hooks)) == sorted(map(_normalise, _lint_commands()))
+
+
+def _copy_of_repo(dest: Path) -> Path:
+    """The tracked files as they are in the working tree, plus the caches that make a build
+    fast (figures and notebooks are cached by content). The virtual environment and
+    node_modules are used in place."""
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    for rel in filter(None, listed):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    for cache in ("figures", "mkdocs-jupyter"):
+        if (ROOT / ".cache" / cache).is_dir():
+            shutil.copytree(ROOT / ".cache" / cache, dest / ".cache" / cache)
+    if (ROOT / "node_modules").is_dir():
+        (dest / "node_modules").symlink_to(ROOT / "node_modules")
+    return dest
+
+
+def _run(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.mark.slow
+def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> None:
+    repo = _copy_of_repo(tmp_path / "repo")
+    python, mkdocs = str(ROOT / ".venv" / "bin" / "python"), str(ROOT / ".venv" / "bin" / "mkdocs")
+    if not Path(mkdocs).exists():
+        python, mkdocs = sys.executable, str(Path(sys.executable).with_name("mkdocs"))
+
+    made = _run(
+        [
+            python,
+            "tools/new_chapter.py",
+            "demo-topic",
+            "--title",
+            "Demo topic",
+            "--zh-title",
+            "演示主题",
+        ],
+        repo,
+    )
+    assert made.returncode == 0, made.stderr
+    page = next((repo / "docs" / "chapters").glob("[0-9][0-9]-demo-topic.md"))
+    slug = page.stem
+
+    # the repository-wide checks find nothing wrong with the new chapter
+    for tool in ("tools/parity.py", "tools/check_snippets.py"):
+        checked = _run([python, tool], repo)
+        assert "demo-topic" not in checked.stdout and "demo_topic" not in checked.stdout, (
+            tool,
+            checked.stdout,
+        )
+
+    # it builds in both languages with --strict, figure included
+    built = _run([mkdocs, "build", "--strict", "-d", str(tmp_path / "site")], repo)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert "WARNING" not in built.stderr
+    en = (tmp_path / "site" / "chapters" / slug / "index.html").read_text(encoding="utf-8")
+    zh = (tmp_path / "site" / "zh" / "chapters" / slug / "index.html").read_text(encoding="utf-8")
+    assert "Demo topic" in en and "演示主题" in zh
+    assert (
+        'href="chapters/' + slug in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+        or f"chapters/{slug}/" in en
+    )
+    assert (tmp_path / "site" / "figures" / "demo-topic-example.svg").is_file()
+    for html in (en, zh):
+        assert f"docs/chapters/{slug}" in html  # the edit link to its source
+        assert "<time datetime=" in html  # last updated (today: not committed)
+
+    # its code blocks and snippets pass; its stub test fails and says what to write
+    tests = _run(
+        [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_codeblocks.py",
+            "tests/test_snippets.py",
+            "tests/test_demo_topic_chapter.py",
+            "-k",
+            "demo-topic or demo_topic",
+        ],
+        repo,
+    )
+    assert re.search(r"\b1 failed, \d+ passed", tests.stdout), tests.stdout[-3000:]
+    assert "FAILED tests/test_demo_topic_chapter.py" in tests.stdout
+    assert "write the tests for chapter demo-topic" in tests.stdout
+
+    # the placeholder check names the files still to write
+    left = _run(
+        [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_scaffold.py::test_no_scaffold_placeholders_left",
+        ],
+        repo,
+    )
+    assert left.returncode == 1
+    assert f"docs/chapters/{slug}.zh.md" in left.stdout
+
+    # once the test is written, it passes
+    (repo / "tests" / "test_demo_topic_chapter.py").write_text(
+        "def test_claim() -> None:\n    assert sum(range(4)) == 6\n", encoding="utf-8"
+    )
+    written = _run(
+        [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_demo_topic_chapter.py",
+        ],
+        repo,
+    )
+    assert written.returncode == 0, written.stdout
