@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 import shlex
@@ -177,12 +178,34 @@ def test_make_lint_and_pre_commit_run_the_same_checks() -> None:
     assert sorted(map(_normalise, hooks)) == sorted(map(_normalise, _lint_commands()))
 
 
+def test_issue_templates_exist_in_both_languages() -> None:
+    import yaml
+
+    folder = ROOT / ".github" / "ISSUE_TEMPLATE"
+    english = sorted(
+        p for p in folder.glob("*.yml") if p.name != "config.yml" and ".zh." not in p.name
+    )
+    assert len(english) >= 3
+    for form in english:
+        twin = form.with_name(form.stem + ".zh.yml")
+        assert twin.is_file(), f"{form.name} has no Chinese twin {twin.name}"
+        ours, theirs = (yaml.safe_load(p.read_text(encoding="utf-8")) for p in (form, twin))
+        ids = [[(b["type"], b.get("id")) for b in f["body"]] for f in (ours, theirs)]
+        assert ids[0] == ids[1], f"{form.name} and {twin.name} ask for different fields"
+        assert ours["labels"] == theirs["labels"]
+
+
 def _copy_of_repo(dest: Path) -> Path:
-    """The tracked files as they are in the working tree, plus the caches that make a build
-    fast (figures and notebooks are cached by content). The virtual environment and
-    node_modules are used in place."""
+    """The working tree without its ignored files (tracked and new files), plus the caches
+    that make a build fast (figures and notebooks are cached by content). The virtual
+    environment and node_modules are used in place."""
     listed = (
-        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
         .stdout.decode()
         .split("\0")
     )
@@ -199,17 +222,24 @@ def _copy_of_repo(dest: Path) -> Path:
     return dest
 
 
+def _env() -> dict[str, str]:
+    return dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONDONTWRITEBYTECODE="1")
+
+
 def _run(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=_env()
+    )
 
 
 @pytest.mark.slow
 def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> None:
     repo = _copy_of_repo(tmp_path / "repo")
-    python, mkdocs = str(ROOT / ".venv" / "bin" / "python"), str(ROOT / ".venv" / "bin" / "mkdocs")
-    if not Path(mkdocs).exists():
-        python, mkdocs = sys.executable, str(Path(sys.executable).with_name("mkdocs"))
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)  # dates: nothing committed yet
+    bindir = ROOT / ".venv" / "bin"
+    if not (bindir / "mkdocs").exists():
+        bindir = Path(sys.executable).parent
+    python, mkdocs = str(bindir / "python"), str(bindir / "mkdocs")
 
     made = _run(
         [
@@ -224,34 +254,19 @@ def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> No
         repo,
     )
     assert made.returncode == 0, made.stderr
-    page = next((repo / "docs" / "chapters").glob("[0-9][0-9]-demo-topic.md"))
-    slug = page.stem
+    assert "TODO(new-chapter)" in made.stdout  # the next steps name the placeholders
+    slug = next((repo / "docs" / "chapters").glob("[0-9][0-9]-demo-topic.md")).stem
 
-    # the repository-wide checks find nothing wrong with the new chapter
-    for tool in ("tools/parity.py", "tools/check_snippets.py"):
-        checked = _run([python, tool], repo)
-        assert "demo-topic" not in checked.stdout and "demo_topic" not in checked.stdout, (
-            tool,
-            checked.stdout,
-        )
-
-    # it builds in both languages with --strict, figure included
-    built = _run([mkdocs, "build", "--strict", "-d", str(tmp_path / "site")], repo)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    assert "WARNING" not in built.stderr
-    en = (tmp_path / "site" / "chapters" / slug / "index.html").read_text(encoding="utf-8")
-    zh = (tmp_path / "site" / "zh" / "chapters" / slug / "index.html").read_text(encoding="utf-8")
-    assert "Demo topic" in en and "演示主题" in zh
-    assert (
-        'href="chapters/' + slug in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-        or f"chapters/{slug}/" in en
+    # build the site and run the chapter's tests at the same time (each takes a while)
+    site = tmp_path / "site"
+    build = subprocess.Popen(
+        [mkdocs, "build", "--strict", "-d", str(site)],
+        cwd=repo,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
-    assert (tmp_path / "site" / "figures" / "demo-topic-example.svg").is_file()
-    for html in (en, zh):
-        assert f"docs/chapters/{slug}" in html  # the edit link to its source
-        assert "<time datetime=" in html  # last updated (today: not committed)
-
-    # its code blocks and snippets pass; its stub test fails and says what to write
     tests = _run(
         [
             python,
@@ -268,25 +283,39 @@ def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> No
         ],
         repo,
     )
+    log, _ = build.communicate(timeout=300)
+
+    # its code blocks and snippets pass; its stub test fails and says what to write
     assert re.search(r"\b1 failed, \d+ passed", tests.stdout), tests.stdout[-3000:]
     assert "FAILED tests/test_demo_topic_chapter.py" in tests.stdout
     assert "write the tests for chapter demo-topic" in tests.stdout
 
-    # the placeholder check names the files still to write
-    left = _run(
-        [
-            python,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/test_scaffold.py::test_no_scaffold_placeholders_left",
-        ],
-        repo,
-    )
-    assert left.returncode == 1
-    assert f"docs/chapters/{slug}.zh.md" in left.stdout
+    # it builds in both languages with --strict, figure, edit link and date included
+    assert build.returncode == 0 and "WARNING" not in log, log[-4000:]
+    en = (site / "chapters" / slug / "index.html").read_text(encoding="utf-8")
+    zh = (site / "zh" / "chapters" / slug / "index.html").read_text(encoding="utf-8")
+    assert "<h1" in en and "Demo topic" in en and "演示主题" in zh
+    assert f"chapters/{slug}/" in (site / "index.html").read_text(encoding="utf-8")
+    assert f"chapters/{slug}/" in (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert (site / "figures" / "demo-topic-example.svg").is_file()
+    today = datetime.date.today().isoformat()
+    for html, source in ((en, f"{slug}.md"), (zh, f"{slug}.zh.md")):
+        assert f"/edit/main/docs/chapters/{source}" in html
+        assert f'<time datetime="{today}">' in html
+
+    # the twin and snippet checks find nothing wrong with it; the placeholder check names it
+    for tool in ("tools/parity.py", "tools/check_snippets.py"):
+        checked = _run([python, tool], repo).stdout
+        assert "demo-topic" not in checked and "demo_topic" not in checked, (tool, checked)
+    left = "\n".join(_placeholders(repo))
+    for path in (
+        f"docs/chapters/{slug}.md",
+        f"docs/chapters/{slug}.zh.md",
+        "snippets/demo_topic/demo_topic.py",
+        "docs/index.md",
+        "docs/index.zh.md",
+    ):
+        assert path + ":" in left
 
     # once the test is written, it passes
     (repo / "tests" / "test_demo_topic_chapter.py").write_text(

@@ -176,7 +176,7 @@ def scaffold(
         ("index.md", f"{number}. [{title}]({page}): {PLACEHOLDER} one line on what it shows."),
         (
             "index.zh.md",
-            f"{number}. [{zh_title}]({page[:-3]}.zh.md):{PLACEHOLDER} 一句话说明本章内容。",
+            f"{number}. [{zh_title}]({page})\uff1a{PLACEHOLDER} 一句话说明本章内容。",
         ),
     ):
         path = root / "docs" / home
