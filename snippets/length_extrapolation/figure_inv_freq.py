@@ -1,0 +1,50 @@
+"""Figure: RoPE frequencies of each long-context method against the default, log scale."""
+
+import matplotlib.pyplot as plt
+import torch
+
+import posenc
+
+
+def method_frequencies(head_dim=64, base=10000.0, trained=4096, s=4.0):
+    """(title, default, scaled) for each method: stretch a 4096-token model by s = 4."""
+    default, _ = posenc.rope_inv_freq(head_dim, base=base)
+    ntk, _ = posenc.rope_inv_freq(head_dim, base=base * s ** (head_dim / (head_dim - 2)))
+    common = {"factor": s, "original_max_position_embeddings": trained}
+    dynamic = {"rope_type": "dynamic", **common}
+    long_factor = torch.linspace(1.0, 8.0, head_dim // 2).tolist()
+    longrope = {"rope_type": "longrope", **common, "short_factor": [1.0] * (head_dim // 2),
+                "long_factor": long_factor}  # fmt: skip
+    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+              "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}  # fmt: skip
+
+    def scaled(scaling, seq_len=None, dim=head_dim, b=base):
+        return posenc.rope_inv_freq(dim, base=b, scaling=scaling, seq_len=seq_len)[0]
+
+    l3_default = posenc.rope_inv_freq(128, base=500000.0)[0]
+    return [
+        ("linear (PI), s = 4", default, scaled({"rope_type": "linear", "factor": s})),
+        ("NTK-aware, s = 4", default, ntk),
+        ("dynamic NTK (factor 4), at 2 x 4096", default, scaled(dynamic, seq_len=2 * trained)),
+        ("YaRN, s = 4", default, scaled({"rope_type": "yarn", **common})),
+        ("Llama 3 (d = 128, base 5e5), s = 8", l3_default, scaled(llama3, dim=128, b=500000.0)),
+        ("LongRoPE (illustrative factors)", default, scaled(longrope, seq_len=2 * trained)),
+    ]
+
+
+def draw_inv_freq(path="length-extrapolation-inv-freq.svg"):
+    fig, axes = plt.subplots(2, 3, figsize=(10, 6), sharey=False, constrained_layout=True)
+    for ax, (title, default, scaled) in zip(axes.flat, method_frequencies(), strict=True):
+        pairs = range(len(default))
+        ax.semilogy(pairs, default.numpy(), "k--", lw=1.2, label="default")
+        ax.semilogy(pairs, scaled.numpy(), "C1", lw=1.8, label="scaled")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("pair index i")
+        ax.grid(True, which="major", alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(r"$\theta_i$ (rad / token)")
+    axes[0, 0].legend(loc="lower left")
+    fig.savefig(path)
+
+
+draw_inv_freq()
