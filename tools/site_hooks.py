@@ -87,8 +87,16 @@ def on_env(env, config, files, **kwargs):
 _ALTERNATE = re.compile(r'<link rel="alternate" (href="[^"]*" hreflang="[^"]*")>')
 
 
+# nbconvert gives every plot in a notebook the same placeholder alt text
+_NOTEBOOK_ALT = 'alt="No description has been provided for this image"'
+_NOTEBOOK_ALT_BY_LANGUAGE = {"en": 'alt="Plot drawn by the code cell above"',
+                             "zh": 'alt="上方代码单元绘制的图"'}
+
+
 def on_post_page(output: str, page, config, **kwargs) -> str:
     output = _ALTERNATE.sub(r'<link rel="x-posenc-twin" \1>', output)
+    language = getattr(page.file, "locale", None) or config.theme.get("language", "en")
+    output = output.replace(_NOTEBOOK_ALT, _NOTEBOOK_ALT_BY_LANGUAGE.get(language, _NOTEBOOK_ALT))
     return site_math.render_page(output, where=page.file.src_uri)
 
 
