@@ -302,6 +302,7 @@ def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> No
     for html, source in ((en, f"{slug}.md"), (zh, f"{slug}.zh.md")):
         assert f"/edit/main/docs/chapters/{source}" in html
         assert f'<time datetime="{today}">' in html
+    assert "/blob/main/CONTRIBUTING.md" in en and "/blob/main/CONTRIBUTING.zh.md" in zh  # footer
 
     # the twin and snippet checks find nothing wrong with it; the placeholder check names it
     for tool in ("tools/parity.py", "tools/check_snippets.py"):
