@@ -37,6 +37,9 @@ $(STAMP): requirements.lock pyproject.toml
 	  echo "error: posenc needs Python >= 3.11 and none was found on PATH."; \
 	  echo "       Install Python 3.11 or newer (e.g. 'apt-get install python3.11 python3.11-venv'),"; \
 	  echo "       or point make at one: make PYTHON=/path/to/python3.11 test"; exit 1; fi
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "error: $(PYTHON) is $$($(PYTHON) --version 2>&1); posenc needs Python >= 3.11."; \
+	  echo "       Install a newer Python, or run: make PYTHON=/path/to/python3.11 <target>"; exit 1; }
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV) || { \
 	  echo "error: could not create $(VENV) with $(PYTHON); on Debian/Ubuntu install python3-venv."; exit 1; }
 	@echo "installing pinned Python dependencies into $(VENV) (first time: about 2 minutes) ..."
