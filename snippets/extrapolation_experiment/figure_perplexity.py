@@ -1,0 +1,51 @@
+"""Figure: perplexity against evaluation length, one line per position method.
+
+Reads the committed results of experiments/extrapolation (the full profile).
+"""
+
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+import posenc
+
+
+def load_results(relative=Path("experiments/extrapolation/results/full.json")):
+    repo_from_library = Path(posenc.__file__).resolve().parents[2]
+    for root in (Path.cwd(), *Path.cwd().parents, repo_from_library):
+        if (root / relative).is_file():
+            return json.loads((root / relative).read_text())
+    raise FileNotFoundError(relative)
+
+
+def draw_perplexity(path="extrapolation-experiment-perplexity.svg"):
+    report = load_results()
+    lengths = report["config"]["eval_lengths"]
+    styles = {
+        "nope": ("none (NoPE)", "C7", "-"), "sinusoidal": ("sinusoidal", "C0", "-"),
+        "learned": ("learned", "C5", "-"), "t5": ("T5 bias", "C4", "-"),
+        "rope": ("RoPE", "C3", "-"), "rope+pi": ("RoPE + PI", "C3", "--"),
+        "rope+ntk": ("RoPE + NTK", "C3", ":"), "rope+yarn": ("RoPE + YaRN", "C3", "-."),
+        "alibi": ("ALiBi", "C2", "-"),
+    }  # fmt: skip
+    fig, ax = plt.subplots(figsize=(8, 4.4), constrained_layout=True)
+    for name, (label, color, line) in styles.items():
+        row = report["results"][name]["perplexity"]
+        points = [(n, row[str(n)]) for n in lengths if row[str(n)] is not None]
+        xs, ys = zip(*points, strict=True)
+        ax.plot(xs, ys, line, color=color, marker="o", ms=4, label=label)
+    ax.axvline(report["config"]["train_len"], color="0.5", lw=0.8)
+    ax.text(report["config"]["train_len"] * 1.04, 0.97, "train length", color="0.4",
+            transform=ax.get_xaxis_transform(), va="top", fontsize=9)  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(lengths, [str(n) for n in lengths])
+    ax.set_xlabel("evaluation length (characters)")
+    ax.set_ylabel("perplexity per character (log scale)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.savefig(path)
+
+
+draw_perplexity()
