@@ -96,7 +96,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_error(404)
             return
         suffix = path.suffix.lower()
-        ctype = _TYPES.get(suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        ctype = (_TYPES.get(suffix) or mimetypes.guess_type(path.name)[0]
+                 or "application/octet-stream")
         accepts_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
         data = _content(str(path), path.stat().st_mtime_ns, suffix in _COMPRESS and accepts_gzip,
                         self.server.rebase)

@@ -12,7 +12,6 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
@@ -20,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import sitepages  # noqa: E402
+from browsing import REPORT, Watch, new_context  # noqa: E402
 from serve_site import SiteServer  # noqa: E402
 
 ROOT = sitepages.ROOT
-SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 # what Debian calls it; POSENC_CHROMIUM overrides (e.g. /usr/bin/google-chrome)
 CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 CHROMIUM_ARGS = [
@@ -34,11 +33,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-DESKTOP = {"width": 1280, "height": 800}
-MOBILE = {"width": 390, "height": 844}
-
-# what the run prints at the end (Lighthouse scores, page weight)
-REPORT: list[str] = []
 
 
 def chromium_path() -> str | None:
@@ -86,50 +80,11 @@ def browser():
         browser.close()
 
 
-def new_context(browser, site_url: str, **options):
-    """A context that records requests leaving 127.0.0.1 (the site must make none)."""
-    options.setdefault("viewport", DESKTOP)
-    options.setdefault("color_scheme", "light")
-    options.setdefault("service_workers", "block")
-    context = browser.new_context(base_url=site_url, **options)
-    context.set_default_timeout(15_000)
-    host = urlparse(site_url).netloc
-    context.foreign_requests = []
-
-    def on_request(request):
-        url = urlparse(request.url)
-        if url.scheme in ("http", "https", "ws", "wss") and url.netloc != host:
-            context.foreign_requests.append(request.url)
-
-    context.on("request", on_request)
-    return context
-
-
 @pytest.fixture(scope="module")
 def context(browser, site_url):
     context = new_context(browser, site_url)
     yield context
     context.close()
-
-
-class Watch:
-    """Console errors, uncaught exceptions and failed requests of one page."""
-
-    def __init__(self, page) -> None:
-        self.problems: list[str] = []
-        page.on("console", self._console)
-        page.on("pageerror", lambda exc: self.problems.append(f"uncaught exception: {exc}"))
-        page.on("requestfailed", lambda r: self.problems.append(
-            f"request failed: {r.url} ({r.failure})"))
-        page.on("response", self._response)
-
-    def _console(self, message) -> None:
-        if message.type == "error":
-            self.problems.append(f"console error: {message.text} at {message.location}")
-
-    def _response(self, response) -> None:
-        if response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
 
 
 @pytest.fixture

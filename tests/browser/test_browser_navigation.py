@@ -19,7 +19,8 @@ SWITCH_JS = """() => Object.fromEntries([...document.querySelectorAll('.md-selec
 
 UNRENDERED_JS = """() => {
   const root = document.querySelector('.md-content').cloneNode(true);
-  const unrendered = [...root.querySelectorAll('.arithmatex')].filter(e => !e.querySelector('.katex'));
+  const unrendered = [...root.querySelectorAll('.arithmatex')]
+    .filter(e => !e.querySelector('.katex'));
   root.querySelectorAll('pre, code, script, style, .katex, .jp-InputArea').forEach(e => e.remove());
   const text = root.textContent;
   return unrendered.map(e => e.textContent.slice(0, 80))

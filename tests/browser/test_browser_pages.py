@@ -97,7 +97,7 @@ def test_page(page, site_page, site_url) -> None:
     for raw in ("\\(", "\\[", "$$"):
         if raw in text:
             at = text.index(raw)
-            problems.append(f"raw TeX {raw!r} visible: ...{text[max(0, at - 40):at + 40]}...")
+            problems.append(f"raw TeX {raw!r} visible: ...{text[max(0, at - 40) : at + 40]}...")
     formulas = page.evaluate(FORMULAS_JS)
     problems += [f"formula not rendered: {f}" for f in formulas["unrendered"]]
 

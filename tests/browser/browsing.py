@@ -1,0 +1,57 @@
+"""Helpers the browser tests share (conftest.py holds the fixtures)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import sitepages
+
+SCREENSHOTS = sitepages.ROOT / "artifacts" / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
+MOBILE = {"width": 390, "height": 844}
+
+# what the run prints at the end (Lighthouse scores, page weight)
+REPORT: list[str] = []
+
+
+def new_context(browser, site_url: str, **options):
+    """A context that records requests leaving 127.0.0.1 (the site must make none)."""
+    options.setdefault("viewport", DESKTOP)
+    options.setdefault("color_scheme", "light")
+    options.setdefault("service_workers", "block")
+    context = browser.new_context(base_url=site_url, **options)
+    context.set_default_timeout(15_000)
+    host = urlparse(site_url).netloc
+    context.foreign_requests = []
+
+    def on_request(request):
+        url = urlparse(request.url)
+        if url.scheme in ("http", "https", "ws", "wss") and url.netloc != host:
+            context.foreign_requests.append(request.url)
+
+    context.on("request", on_request)
+    return context
+
+
+class Watch:
+    """Console errors, uncaught exceptions and failed requests of one page."""
+
+    def __init__(self, page) -> None:
+        self.problems: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.problems.append(f"uncaught exception: {exc}"))
+        page.on("requestfailed", self._failed)
+        page.on("response", self._response)
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.problems.append(f"console error: {message.text} at {message.location}")
+
+    def _failed(self, request) -> None:
+        # ERR_ABORTED: the test itself left the page (reload, click) while it was loading
+        if request.failure != "net::ERR_ABORTED":
+            self.problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def _response(self, response) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")

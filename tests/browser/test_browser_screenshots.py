@@ -1,0 +1,34 @@
+"""A full-page screenshot of every chapter in every language at desktop and mobile width,
+saved to artifacts/screenshots/ (git-ignored; CI uploads the folder as an artifact)."""
+
+from __future__ import annotations
+
+import pytest
+import sitepages
+from browsing import DESKTOP, MOBILE, SCREENSHOTS, new_context
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = {"desktop": {"viewport": DESKTOP},
+          "mobile": {"viewport": MOBILE, "is_mobile": True, "has_touch": True}}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_screenshots_of_every_chapter(browser, site_url, width) -> None:
+    chapters = sitepages.chapters()
+    assert chapters, "no chapter in the built site"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context = new_context(browser, site_url, **WIDTHS[width])
+    try:
+        page = context.new_page()
+        for chapter in chapters:
+            page.goto(chapter.rel, wait_until="load")
+            page.evaluate("document.fonts.ready")
+            name = chapter.rel.strip("/").replace("/", "-")
+            if chapter.lang == sitepages.LANGS[0]:
+                name = f"{chapter.lang}-{name}"
+            path = SCREENSHOTS / f"{name}-{width}.jpg"
+            page.screenshot(path=path, full_page=True, quality=80)  # JPEG: 2x faster than PNG
+            assert path.stat().st_size > 10_000, f"{path.name} looks empty"
+    finally:
+        context.close()
