@@ -370,6 +370,18 @@ def machine_info(device: str) -> dict:
     return info
 
 
+def dumps(results: dict) -> str:
+    """JSON with one line per result row, so the file reads well and diffs well."""
+    parts = []
+    for key, value in results.items():
+        if isinstance(value, list):
+            body = ",\n".join(f"  {json.dumps(v)}" for v in value)
+            parts.append(f' {json.dumps(key)}: [\n{body}\n ]' if value else f' {json.dumps(key)}: []')
+        else:
+            parts.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def table(results: dict) -> str:
     """Medians (ms) with the ratio to each benchmark's floor, one block per benchmark/layout."""
     lines = []
@@ -476,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     if devices == ["cuda"] and args.out is None:
         out = out.with_name("cuda.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=1) + "\n")
+    out.write_text(dumps(results))
     m = results["machine"]
     print(f"{m['cpu']} ({m['cpu_count']} CPUs, {m['torch_threads']} torch threads), torch {m['torch']}"
           + (f", {m['gpu']}" if "gpu" in m else ""))

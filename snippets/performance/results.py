@@ -1,0 +1,59 @@
+"""Chapter "Performance": read the committed benchmark results and print them.
+
+Run it: python snippets/performance/results.py   (reads benchmarks/results/cpu.json)
+"""
+
+import json
+from pathlib import Path
+
+# On the page, `results` comes from the results file included in the first block.
+results = json.loads((Path(__file__).resolve().parents[2] / "benchmarks/results/cpu.json").read_text())
+
+# --8<-- [start:machine]
+machine = results["machine"]
+print(f"{machine['cpu']}, {machine['cpu_count']} cores, {machine['torch_threads']} torch threads")
+print(f"torch {machine['torch']}, Python {machine['python']}")
+rows = results["results"]
+# --8<-- [end:machine]
+
+# --8<-- [start:rope_table]
+def rope_rows(layout, seq_len=1024):
+    return [r for r in rows if r["bench"] == "rope" and r["layout"] == layout and r["seq_len"] == seq_len]
+
+
+for layout in ("half", "interleaved"):
+    print(f"RoPE, layout {layout!r}, q and k of shape {rope_rows(layout)[0]['shape']}, float32")
+    print(f"  {'implementation':14} {'median ms':>9} {'x copy':>7} {'GB/s':>6}")
+    for r in sorted(rope_rows(layout), key=lambda r: r["ratio"]):
+        print(f"  {r['impl']:14} {r['median_ms']:9.1f} {r['ratio']:7.2f} {r['gb_per_s']:6.1f}")
+# --8<-- [end:rope_table]
+
+# --8<-- [start:rope_claims]
+def ratio(layout, impl, seq_len=1024):
+    return next(r["ratio"] for r in rope_rows(layout, seq_len) if r["impl"] == impl)
+
+
+for layout in ("half", "interleaved"):
+    # the fused formulation beats the textbook formula and posenc's current code at every length
+    for seq_len in sorted({r["seq_len"] for r in rows if r["bench"] == "rope"}):
+        assert ratio(layout, "fused", seq_len) < ratio(layout, "hf_eager", seq_len)
+        assert ratio(layout, "fused", seq_len) < ratio(layout, "posenc", seq_len)
+    speedup = ratio(layout, "hf_eager") / ratio(layout, "fused")
+    print(f"{layout:11}: fused is {speedup:.1f}x faster than hf_eager, "
+          f"posenc today is {ratio(layout, 'posenc') / ratio(layout, 'hf_eager'):.2f}x hf_eager")
+# --8<-- [end:rope_claims]
+
+# --8<-- [start:alibi_table]
+alibi = [r for r in rows if r["bench"] == "alibi"]
+print(f"{'L':>5} {'implementation':14} {'median ms':>9} {'x no bias':>9} {'bias MiB':>8}")
+for r in sorted(alibi, key=lambda r: (r["seq_len"], r["ratio"])):
+    print(f"{r['seq_len']:5} {r['impl']:14} {r['median_ms']:9.1f} {r['ratio']:9.2f} "
+          f"{r['bias_bytes'] / 2**20:8.1f}")
+# --8<-- [end:alibi_table]
+
+# --8<-- [start:sinusoidal_table]
+table = [r for r in rows if r["bench"] == "sinusoidal"]
+print(f"{'positions':>9} {'implementation':14} {'median ms':>9} {'x fill':>7}")
+for r in sorted(table, key=lambda r: (r["seq_len"], r["ratio"])):
+    print(f"{r['seq_len']:9} {r['impl']:14} {r['median_ms']:9.2f} {r['ratio']:7.2f}")
+# --8<-- [end:sinusoidal_table]
