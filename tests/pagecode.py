@@ -28,8 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 RUNNABLE = {"python", "bash"}
 # languages that must never appear on a page without being run or explicitly skipped
-SHELL_ALIASES = {"sh": "bash", "shell": "bash", "console": "bash", "py": "python",
-                 "python3": "python", "pycon": "python"}
+SHELL_ALIASES = {
+    "sh": "bash",
+    "shell": "bash",
+    "console": "bash",
+    "py": "python",
+    "python3": "python",
+    "pycon": "python",
+}
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,7 @@ class PageBlock:
             if mark.startswith("pytest.mark.skip"):
                 found = re.search(r"reason\s*=\s*(['\"])(.+?)\1", mark)
                 if not found:
-                    raise ValueError(f"{self.id}: a skipped block needs reason=\"...\": {mark}")
+                    raise ValueError(f'{self.id}: a skipped block needs reason="...": {mark}')
                 return found.group(2)
         return None
 
@@ -64,8 +70,9 @@ def _snippet_config() -> dict:
 
 def expand(page: Path) -> str:
     """The page's Markdown with every snippet include replaced by the included text."""
-    md = markdown.Markdown(extensions=["pymdownx.snippets"],
-                           extension_configs={"pymdownx.snippets": _snippet_config()})
+    md = markdown.Markdown(
+        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": _snippet_config()}
+    )
     snippets = md.preprocessors["snippet"]
     lines = page.read_text(encoding="utf-8").split("\n")
     return "\n".join(snippets.run(lines))

@@ -51,8 +51,10 @@ def test_page_shows_the_papers_slopes(page: Path) -> None:
 
 @pytest.mark.parametrize("heads", [1, 2, 3, 5, 6, 8, 12, 16, 20, 24, 32, 40, 64, 96, 112])
 def test_library_slopes_follow_the_paper(heads: int) -> None:
-    torch.testing.assert_close(posenc.alibi_slopes(heads, dtype=torch.float64),
-                               torch.tensor(independent_slopes(heads), dtype=torch.float64))
+    torch.testing.assert_close(
+        posenc.alibi_slopes(heads, dtype=torch.float64),
+        torch.tensor(independent_slopes(heads), dtype=torch.float64),
+    )
 
 
 @pytest.mark.parametrize("heads", [4, 8, 16, 32, 64])
@@ -93,7 +95,9 @@ def test_bloom_form_equals_alibi_under_causal_mask_only(seed: int) -> None:
     bloom = slopes[:, None, None] * torch.arange(seq, dtype=torch.float32)
     future = torch.ones(seq, seq, dtype=torch.bool).triu(1)
     causal = lambda s: s.masked_fill(future, float("-inf")).softmax(-1)  # noqa: E731
-    torch.testing.assert_close(causal(scores + posenc.alibi_bias(heads, seq)), causal(scores + bloom))
+    torch.testing.assert_close(
+        causal(scores + posenc.alibi_bias(heads, seq)), causal(scores + bloom)
+    )
     bidirectional = (scores + posenc.alibi_bias(heads, seq, causal=False)).softmax(-1)
     assert not torch.allclose(bidirectional, (scores + bloom).softmax(-1), atol=1e-3)
     # the symmetric bias cannot tell left from right: same bias at distance -2 and +2

@@ -32,8 +32,10 @@ def test_missing_twin_is_reported(tmp_path, monkeypatch) -> None:
 
 def test_different_snippets_figures_and_headings_are_reported(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(parity, "DOCS", tmp_path)
-    en = ('# T\n\n## A\n\n```python\n--8<-- "snippets/x/a.py:one"\n```\n\n'
-          "![alt](../figures/f.svg)\n\n\\(x\\)\n")
+    en = (
+        '# T\n\n## A\n\n```python\n--8<-- "snippets/x/a.py:one"\n```\n\n'
+        "![alt](../figures/f.svg)\n\n\\(x\\)\n"
+    )
     zh = '# T\n\n```python\n--8<-- "snippets/x/a.py:two"\n```\n\n\\(x\\) \\(y\\)\n'
     found = " ".join(parity.differences(_pair(tmp_path, en, zh)))
     for key in ("snippet sections", "figures", "headings per level", "inline formulas"):

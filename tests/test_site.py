@@ -21,8 +21,9 @@ SITE = ROOT / "site"
 pytestmark = pytest.mark.site
 
 if not (SITE / "index.html").exists():
-    pytest.skip("site/ is not built: run `make build` (make test does it first)",
-                allow_module_level=True)
+    pytest.skip(
+        "site/ is not built: run `make build` (make test does it first)", allow_module_level=True
+    )
 
 PAGES = sorted(p for p in SITE.rglob("index.html") if "assets" not in p.parts)
 IDS = [p.parent.relative_to(SITE).as_posix() or "/" for p in PAGES]
@@ -119,8 +120,11 @@ def test_language_switch_leads_to_the_twin(page: Path) -> None:
         pytest.skip("the 404 page has no twin")
     is_zh = rel == "zh" or rel.startswith("zh/")
     twin_rel = (rel[3:] if rel.startswith("zh/") else "") if is_zh else f"zh/{rel}".rstrip("/")
-    links = {a["hreflang"]: a["href"] for tag, a in _parse(page).tags
-             if tag == "a" and "md-select__link" in a.get("class", "")}
+    links = {
+        a["hreflang"]: a["href"]
+        for tag, a in _parse(page).tags
+        if tag == "a" and "md-select__link" in a.get("class", "")
+    }
     assert set(links) == {"en", "zh"}
     other = "en" if is_zh else "zh"
     target = urljoin(_url(page), links[other])
@@ -149,7 +153,9 @@ def test_notebook_pages_are_rendered(page: Path) -> None:
     downloads = [a.get("href", "") for tag, a in _parse(page).tags if tag == "a"]
     ipynb = [h for h in downloads if h.endswith(".ipynb")]
     assert ipynb, "no download link to the .ipynb"
-    assert (page.parent / ipynb[0].split("/")[-1]).is_file() or _local(urljoin(_url(page), ipynb[0])).is_file()
+    assert (page.parent / ipynb[0].split("/")[-1]).is_file() or _local(
+        urljoin(_url(page), ipynb[0])
+    ).is_file()
 
 
 def test_both_languages_have_notebooks() -> None:

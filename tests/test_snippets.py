@@ -27,27 +27,39 @@ def test_snippet_runs_on_its_own(script: Path, tmp_path: Path, monkeypatch, caps
 
 def test_snippet_names_mirror_pages() -> None:
     """snippets/<name>/ belongs to the page docs/chapters/NN-<name with dashes>.md."""
-    pages = {p.stem.split("-", 1)[1].replace("-", "_") for p in (ROOT / "docs" / "chapters").glob("*.md")
-             if not p.stem.endswith(".zh")}
-    folders = {p.name for p in (ROOT / "snippets").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    pages = {
+        p.stem.split("-", 1)[1].replace("-", "_")
+        for p in (ROOT / "docs" / "chapters").glob("*.md")
+        if not p.stem.endswith(".zh")
+    }
+    folders = {
+        p.name for p in (ROOT / "snippets").iterdir() if p.is_dir() and p.name != "__pycache__"
+    }
     assert folders <= pages, f"snippet folders without a chapter page: {sorted(folders - pages)}"
 
 
 def test_figures_are_byte_identical(tmp_path: Path) -> None:
     """Redraw every figure and compare with what the build drew (in another process, from the
     cache): same bytes, or the script has an unseeded RNG or a timestamp."""
-    import figures
-
     from concurrent.futures import ThreadPoolExecutor
+
+    import figures
 
     built = figures.build()  # draws what the cache lacks, so there is always a first run
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        redrawn = dict(zip(built, pool.map(
-            lambda rel: figures.draw(ROOT / rel, tmp_path / rel.replace("/", "_")), built)))
+        redrawn = dict(
+            zip(
+                built,
+                pool.map(
+                    lambda rel: figures.draw(ROOT / rel, tmp_path / rel.replace("/", "_")), built
+                ),
+            )
+        )
     for script_rel, names in built.items():
         again = redrawn[script_rel]
         assert again == names, f"{script_rel} saved {again}, the build saved {names}"
         for name in names:
             first = (figures.OUT_DIR / name).read_bytes()
             assert first == (tmp_path / script_rel.replace("/", "_") / name).read_bytes(), (
-                f"{name} differs between two runs of {script_rel}: seed its RNGs")
+                f"{name} differs between two runs of {script_rel}: seed its RNGs"
+            )

@@ -19,14 +19,25 @@ def test_there_are_workflows() -> None:
 
 
 def test_workflows_match_the_github_schema() -> None:
-    done = subprocess.run([BIN / "check-jsonschema", "--builtin-schema", "vendor.github-workflows",
-                           *map(str, WORKFLOWS)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            BIN / "check-jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            *map(str, WORKFLOWS),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_zizmor_reports_no_findings() -> None:
-    done = subprocess.run([BIN / "zizmor", "--offline", "--no-progress", str(ROOT / ".github")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [BIN / "zizmor", "--offline", "--no-progress", str(ROOT / ".github")],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

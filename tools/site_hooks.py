@@ -89,8 +89,10 @@ _ALTERNATE = re.compile(r'<link rel="alternate" (href="[^"]*" hreflang="[^"]*")>
 
 # nbconvert gives every plot in a notebook the same placeholder alt text
 _NOTEBOOK_ALT = 'alt="No description has been provided for this image"'
-_NOTEBOOK_ALT_BY_LANGUAGE = {"en": 'alt="Plot drawn by the code cell above"',
-                             "zh": 'alt="上方代码单元绘制的图"'}
+_NOTEBOOK_ALT_BY_LANGUAGE = {
+    "en": 'alt="Plot drawn by the code cell above"',
+    "zh": 'alt="上方代码单元绘制的图"',
+}
 
 
 def on_post_page(output: str, page, config, **kwargs) -> str:

@@ -12,8 +12,10 @@ for heads in (4, 8, 16, 32):
     slopes = posenc.alibi_slope_values(heads)
     ratios = {round(b / a, 12) for a, b in zip(slopes, slopes[1:])}
     assert len(ratios) == 1  # one common ratio: a geometric sequence
-    print(f"{heads:2} heads: first 2^{math.log2(slopes[0]):+.2f}, last 2^{math.log2(slopes[-1]):+.0f}, "
-          f"ratio {ratios.pop():.4f} = 2^{-8 / heads:+.2f}")
+    print(
+        f"{heads:2} heads: first 2^{math.log2(slopes[0]):+.2f}, last 2^{math.log2(slopes[-1]):+.0f}, "
+        f"ratio {ratios.pop():.4f} = 2^{-8 / heads:+.2f}"
+    )
 # --8<-- [end:distribution]
 
 # --8<-- [start:bloom_heads]

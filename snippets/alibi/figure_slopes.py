@@ -18,13 +18,26 @@ def growing_slopes(num_heads):
 
 def draw_slopes(path="alibi-slopes.svg"):
     fig, ax = plt.subplots(figsize=(7, 3.8), constrained_layout=True)
-    for heads, style in ((8, dict(marker="o", markersize=11, markerfacecolor="none")),
-                         (12, dict(marker="s", markersize=5))):
+    for heads, style in (
+        (8, dict(marker="o", markersize=11, markerfacecolor="none")),
+        (12, dict(marker="s", markersize=5)),
+    ):
         slopes = posenc.alibi_slope_values(heads)
-        ax.plot(range(1, heads + 1), slopes, linestyle="none", label=f"Press et al., {heads} heads",
-                **style)
-    ax.plot(range(1, 9), growing_slopes(8), marker="x", linestyle="none", color="tab:red",
-            label="wrong rule h * 2^(-8/n), 8 heads")
+        ax.plot(
+            range(1, heads + 1),
+            slopes,
+            linestyle="none",
+            label=f"Press et al., {heads} heads",
+            **style,
+        )
+    ax.plot(
+        range(1, 9),
+        growing_slopes(8),
+        marker="x",
+        linestyle="none",
+        color="tab:red",
+        label="wrong rule h * 2^(-8/n), 8 heads",
+    )
     ax.set_yscale("log", base=2)
     ax.set_xlabel("head h")
     ax.set_ylabel("slope m (log scale)")

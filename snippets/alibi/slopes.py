@@ -13,9 +13,11 @@ for head, m in enumerate(slopes, start=1):
     print(f"head {head}: m = 2^{math.log2(m):+.1f} = {m:.8f}")
 # --8<-- [end:eight_heads]
 
+
 # --8<-- [start:rule]
 def paper_slopes(num_heads: int) -> list[float]:
     """Press et al.'s rule, written out: a geometric sequence that starts at its own ratio."""
+
     def power_of_two(n: int) -> list[float]:
         ratio = 2 ** (-8 / n)  # 2^(-8/n)
         return [ratio**h for h in range(1, n + 1)]  # m_h = 2^(-8h/n), h = 1..n
@@ -26,8 +28,10 @@ def paper_slopes(num_heads: int) -> list[float]:
 
 
 for n in (1, 2, 4, 6, 8, 12, 16, 20, 32, 40, 64, 96):
-    assert all(math.isclose(a, b, rel_tol=1e-12)
-               for a, b in zip(paper_slopes(n), posenc.alibi_slope_values(n), strict=True))
+    assert all(
+        math.isclose(a, b, rel_tol=1e-12)
+        for a, b in zip(paper_slopes(n), posenc.alibi_slope_values(n), strict=True)
+    )
 print("paper_slopes matches posenc for 1 to 96 heads")
 # --8<-- [end:rule]
 
@@ -37,6 +41,7 @@ print("heads 1-8  :", " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[:8]))
 print("heads 9-12 :", " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[8:]))
 print("all 12, largest first:", " ".join(f"{m:.4f}" for m in sorted(twelve, reverse=True)))
 # --8<-- [end:twelve_heads]
+
 
 # --8<-- [start:wrong_slopes]
 def growing_slopes(num_heads: int) -> list[float]:
@@ -56,6 +61,9 @@ def reach(m: float) -> float:
 
 for name, rule in (("paper ", posenc.alibi_slope_values), ("wrong ", growing_slopes)):
     s = rule(8)
-    print(f"{name}: " + " ".join(f"{m:.4f}" for m in s)
-          + f" | reach {min(map(reach, s)):.0f} to {max(map(reach, s)):.0f} tokens")
+    print(
+        f"{name}: "
+        + " ".join(f"{m:.4f}" for m in s)
+        + f" | reach {min(map(reach, s)):.0f} to {max(map(reach, s)):.0f} tokens"
+    )
 # --8<-- [end:wrong_slopes]

@@ -15,8 +15,9 @@ q, k, v = (torch.randn(batch, heads, seq, head_dim) for _ in range(3))
 
 # 1. By hand: ALiBi bias plus the causal mask, as one additive float mask
 bias = posenc.alibi_bias(heads, seq)  # (heads, seq, seq)
-causal = torch.zeros(seq, seq).masked_fill(torch.ones(seq, seq, dtype=torch.bool).triu(1),
-                                           float("-inf"))
+causal = torch.zeros(seq, seq).masked_fill(
+    torch.ones(seq, seq, dtype=torch.bool).triu(1), float("-inf")
+)
 by_hand = F.scaled_dot_product_attention(q, k, v, attn_mask=bias + causal)
 
 # 2. posenc.attention builds the same mask from the slopes
@@ -33,6 +34,7 @@ row = posenc.alibi_bias(heads, 1, seq)[0, 0]  # head 1, m = 1/2: -m·(9 - j), j 
 print(" ".join(f"{value + 0.0:.1f}" for value in row.tolist()))
 # --8<-- [end:decode]
 
+
 # --8<-- [start:memory]
 def materialised_bias_gib(heads: int, seq_len: int, bytes_per_value: int = 4) -> float:
     """Size of one (heads, seq_len, seq_len) bias tensor, in GiB."""
@@ -40,6 +42,8 @@ def materialised_bias_gib(heads: int, seq_len: int, bytes_per_value: int = 4) ->
 
 
 for seq_len in (2_048, 8_192, 32_768):
-    print(f"32 heads, {seq_len:>6} tokens: float32 {materialised_bias_gib(32, seq_len):7.1f} GiB, "
-          f"bfloat16 {materialised_bias_gib(32, seq_len, 2):6.1f} GiB")
+    print(
+        f"32 heads, {seq_len:>6} tokens: float32 {materialised_bias_gib(32, seq_len):7.1f} GiB, "
+        f"bfloat16 {materialised_bias_gib(32, seq_len, 2):6.1f} GiB"
+    )
 # --8<-- [end:memory]

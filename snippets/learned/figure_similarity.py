@@ -15,8 +15,10 @@ def similarity(rows):
 def draw_similarity(path="learned-similarity.svg"):
     torch.manual_seed(0)
     learned = posenc.LearnedPositionalEmbedding(max_positions=128, dim=768)
-    panels = [("learned table at initialisation", learned.weight.detach()),
-              ("sinusoidal", posenc.sinusoidal(128, 768))]
+    panels = [
+        ("learned table at initialisation", learned.weight.detach()),
+        ("sinusoidal", posenc.sinusoidal(128, 768)),
+    ]
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.8), constrained_layout=True)
     for ax, (title, rows) in zip(axes, panels):
         image = ax.imshow(similarity(rows).numpy(), vmin=-1, vmax=1, cmap="RdBu_r")

@@ -22,6 +22,7 @@ with torch.no_grad():
     print(torch.equal(h, x + F.embedding(positions, table.weight)))
 # --8<-- [end:table]
 
+
 # --8<-- [start:structure]
 def neighbour_similarity(rows: torch.Tensor) -> float:
     """Mean cosine similarity between the vectors of positions p and p + 1."""
@@ -36,8 +37,12 @@ def far_similarity(rows: torch.Tensor, gap: int = 100) -> float:
 with torch.no_grad():
     random_rows = table.weight[:200]
 sine_rows = posenc.sinusoidal(200, 768)
-print(f"sinusoidal: neighbours {neighbour_similarity(sine_rows):.2f}, 100 apart {far_similarity(sine_rows):.2f}")
-print(f"learned, untrained: neighbours {neighbour_similarity(random_rows):.2f}, 100 apart {far_similarity(random_rows):.2f}")
+print(
+    f"sinusoidal: neighbours {neighbour_similarity(sine_rows):.2f}, 100 apart {far_similarity(sine_rows):.2f}"
+)
+print(
+    f"learned, untrained: neighbours {neighbour_similarity(random_rows):.2f}, 100 apart {far_similarity(random_rows):.2f}"
+)
 assert neighbour_similarity(sine_rows) > 0.9 and abs(neighbour_similarity(random_rows)) < 0.05
 # --8<-- [end:structure]
 
@@ -53,7 +58,9 @@ for _ in range(20):  # train on sequences of length 64 only
     loss.backward()
     optimizer.step()
 changed = (small.weight.detach() != before).any(dim=-1)
-print(f"rows updated: {int(changed[:64].sum())} of the first 64, {int(changed[64:].sum())} of the last 64")
+print(
+    f"rows updated: {int(changed[:64].sum())} of the first 64, {int(changed[64:].sum())} of the last 64"
+)
 # --8<-- [end:unseen_rows]
 
 # --8<-- [start:too_long]
@@ -92,6 +99,7 @@ for name, (max_positions, d_model) in models.items():
     print(f"{name:13s} {max_positions:5d} x {d_model:4d} = {params:>9,d} parameters")
 # --8<-- [end:parameters]
 
+
 # --8<-- [start:share]
 def bert_params(vocab=30522, positions=512, d=768, layers=12, ffn=3072, types=2) -> int:
     """All parameters of a BERT encoder with its pooler (biases and LayerNorms included)."""
@@ -102,12 +110,16 @@ def bert_params(vocab=30522, positions=512, d=768, layers=12, ffn=3072, types=2)
 
 def gpt2_params(vocab=50257, positions=1024, d=768, layers=12) -> int:
     """All parameters of GPT-2 (output layer tied to the token table)."""
-    layer = 2 * d + (d * 3 * d + 3 * d) + (d * d + d) + 2 * d + (d * 4 * d + 4 * d) + (4 * d * d + d)
+    layer = (
+        2 * d + (d * 3 * d + 3 * d) + (d * d + d) + 2 * d + (d * 4 * d + 4 * d) + (4 * d * d + d)
+    )
     return (vocab + positions) * d + layers * layer + 2 * d
 
 
-for name, total, table_size in [("BERT-base", bert_params(), 512 * 768),
-                                ("GPT-2 small", gpt2_params(), 1024 * 768)]:
+for name, total, table_size in [
+    ("BERT-base", bert_params(), 512 * 768),
+    ("GPT-2 small", gpt2_params(), 1024 * 768),
+]:
     print(f"{name}: {total:,d} parameters, position table {100 * table_size / total:.2f}%")
 # --8<-- [end:share]
 
@@ -124,6 +136,10 @@ for cached in (1022, 1023, 1024):
 
 # --8<-- [start:exercise_llama]
 d_model, context = 4096, 4096
-print(f"a learned table for {context} positions at d_model {d_model}: {context * d_model:,d} parameters")
-print(f"the sinusoidal encoding: {sum(p.numel() for p in posenc.SinusoidalPositionalEncoding(d_model).parameters())} parameters")
+print(
+    f"a learned table for {context} positions at d_model {d_model}: {context * d_model:,d} parameters"
+)
+print(
+    f"the sinusoidal encoding: {sum(p.numel() for p in posenc.SinusoidalPositionalEncoding(d_model).parameters())} parameters"
+)
 # --8<-- [end:exercise_llama]

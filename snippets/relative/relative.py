@@ -75,6 +75,7 @@ for i in range(q_len):
 print(direct.shape)
 # --8<-- [end:xl_direct]
 
+
 # --8<-- [start:xl_shift]
 def rel_shift(x: torch.Tensor) -> torch.Tensor:
     """Row i of x holds distances k_len-1 .. 0; shift it so column j holds distance (i + mem) - j."""
@@ -137,7 +138,9 @@ q_r, k_r = P @ w_qr, P @ w_kr  # position projections
 i_idx, j_idx = torch.arange(n)[:, None], torch.arange(n)[None, :]
 c2c = q_c @ k_c.T  # content -> content
 c2p = (q_c @ k_r.T).gather(1, delta(i_idx, j_idx))  # content -> position: Q^c_i . K^r_delta(i,j)
-p2c = (k_c @ q_r.T).gather(1, delta(j_idx.T, i_idx.T)).T  # position -> content: K^c_j . Q^r_delta(j,i)
+p2c = (
+    (k_c @ q_r.T).gather(1, delta(j_idx.T, i_idx.T)).T
+)  # position -> content: K^c_j . Q^r_delta(j,i)
 scores = (c2c + c2p + p2c) / math.sqrt(3 * d)
 
 slow = torch.zeros(n, n)

@@ -19,8 +19,14 @@ def draw_long_range(path="rope-long-range.svg"):
     fig, ax = plt.subplots(figsize=(7.5, 3.8), constrained_layout=True)
     ax.plot(distances, bound / bound[0], label="bound factor (scaled to 1 at 0)", color="black")
     ax.plot(distances, aligned, label="q = k = all ones (score / d)", color="tab:blue")
-    ax.plot(distances, one_random, label="one random q, k (score / d)", color="tab:orange",
-            linewidth=0.6, alpha=0.8)
+    ax.plot(
+        distances,
+        one_random,
+        label="one random q, k (score / d)",
+        color="tab:orange",
+        linewidth=0.6,
+        alpha=0.8,
+    )
     ax.set_xscale("symlog", linthresh=10)
     ax.set_xlabel("relative distance m - n")
     ax.set_ylabel("score")

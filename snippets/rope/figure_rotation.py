@@ -14,14 +14,27 @@ def draw_pair_rotation(path="rope-pair-rotation.svg"):
     fig, ax = plt.subplots(figsize=(4.6, 4.6), constrained_layout=True)
     circle = np.linspace(0, 2 * math.pi, 200)
     ax.plot(np.cos(circle), np.sin(circle), color="lightgray", linewidth=0.8)
-    for speed, start, color, label in ((theta, 0.35, "tab:blue", "pair theta = pi/6"),
-                                       (slow, -1.2, "tab:orange", "pair theta = pi/24")):
+    for speed, start, color, label in (
+        (theta, 0.35, "tab:blue", "pair theta = pi/6"),
+        (slow, -1.2, "tab:orange", "pair theta = pi/24"),
+    ):
         for m in range(4):
             angle = start + m * speed  # angle of the pair at position m
-            ax.annotate("", xy=(math.cos(angle), math.sin(angle)), xytext=(0, 0),
-                        arrowprops=dict(arrowstyle="->", color=color, alpha=0.4 + 0.2 * m))
-            ax.text(1.1 * math.cos(angle), 1.1 * math.sin(angle), f"m={m}", color=color,
-                    ha="center", va="center", fontsize=8)
+            ax.annotate(
+                "",
+                xy=(math.cos(angle), math.sin(angle)),
+                xytext=(0, 0),
+                arrowprops=dict(arrowstyle="->", color=color, alpha=0.4 + 0.2 * m),
+            )
+            ax.text(
+                1.1 * math.cos(angle),
+                1.1 * math.sin(angle),
+                f"m={m}",
+                color=color,
+                ha="center",
+                va="center",
+                fontsize=8,
+            )
         ax.plot([], [], color=color, label=label)
     ax.set_xlim(-1.3, 1.3)
     ax.set_ylim(-1.3, 1.3)
@@ -38,8 +51,12 @@ def draw_frequencies(path="rope-frequencies.svg"):
     positions = np.arange(0, 200)
     fig, ax = plt.subplots(figsize=(7.5, 3.6), constrained_layout=True)
     for i in (0, 4, 8, 12, 16):
-        ax.plot(positions, np.cos(positions * inv_freq[i]), linewidth=1.2,
-                label=f"i = {i}, period {2 * math.pi / inv_freq[i]:.0f}")
+        ax.plot(
+            positions,
+            np.cos(positions * inv_freq[i]),
+            linewidth=1.2,
+            label=f"i = {i}, period {2 * math.pi / inv_freq[i]:.0f}",
+        )
     ax.set_xlabel("position m")
     ax.set_ylabel("cos(m theta_i)")
     ax.set_title("head_dim 64, base 10 000", fontsize=10)

@@ -9,7 +9,9 @@ import math
 import posenc
 
 head_dim = 64
-print(f"{'i':>3} | {'theta_i, base 1e4':>17} {'period':>13} | {'theta_i, base 1e6':>17} {'period':>13}")
+print(
+    f"{'i':>3} | {'theta_i, base 1e4':>17} {'period':>13} | {'theta_i, base 1e6':>17} {'period':>13}"
+)
 for i in (0, 1, 2, 4, 8, 15, 16, 24, 31):
     row = f"{i:>3} |"
     for base in (10_000.0, 1_000_000.0):
@@ -23,7 +25,9 @@ for i in (0, 1, 2, 4, 8, 15, 16, 24, 31):
 for base in (10_000.0, 1_000_000.0):
     slowest = base ** (-(head_dim - 2) / head_dim)  # i = d/2 - 1: base^(-(d-2)/d)
     assert math.isclose(slowest, posenc.default_inv_freq(head_dim, base)[-1].item(), rel_tol=1e-6)
-    print(f"base {base:9.0f}: slowest theta = base^(-62/64) = {slowest:.3e}, "
-          f"period {2 * math.pi / slowest:,.0f} tokens; 1/base = {1 / base:.0e}, "
-          f"period {2 * math.pi * base:,.0f}")
+    print(
+        f"base {base:9.0f}: slowest theta = base^(-62/64) = {slowest:.3e}, "
+        f"period {2 * math.pi / slowest:,.0f} tokens; 1/base = {1 / base:.0e}, "
+        f"period {2 * math.pi * base:,.0f}"
+    )
 # --8<-- [end:slowest]

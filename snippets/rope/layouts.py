@@ -25,8 +25,8 @@ print(torch.allclose(half(x, x)[0], rotated_inter, atol=1e-6))
 # --8<-- [end:same_map]
 
 # --8<-- [start:checkpoint]
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 
 class TinyLM(nn.Module):
@@ -73,7 +73,9 @@ with torch.no_grad():
     reference = original(ids)
     for permute in (False, True):
         logits = converted(permute)(ids)
-        print(f"q/k rows permuted: {permute!s:5}  max |logit difference| = "
-              f"{(logits - reference).abs().max():.3f}, same logits: "
-              f"{torch.allclose(logits, reference, atol=1e-5)}")
+        print(
+            f"q/k rows permuted: {permute!s:5}  max |logit difference| = "
+            f"{(logits - reference).abs().max():.3f}, same logits: "
+            f"{torch.allclose(logits, reference, atol=1e-5)}"
+        )
 # --8<-- [end:checkpoint]

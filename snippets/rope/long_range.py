@@ -34,8 +34,10 @@ print(f"{'distance':>8} | {'bound shape':>11} | {'q = k = 1':>9} | {'random: mea
 for r in distances:
     aligned = rotated_score(ones, ones, r).item() / head_dim  # 1 at r = 0
     random_scores = rotated_score(q_random, k_random, r)
-    print(f"{r:8} | {paper_bound_shape(r):11.3f} | {aligned:9.3f} | "
-          f"{random_scores.mean().item():12.2f} {random_scores.std().item():6.1f}")
+    print(
+        f"{r:8} | {paper_bound_shape(r):11.3f} | {aligned:9.3f} | "
+        f"{random_scores.mean().item():12.2f} {random_scores.std().item():6.1f}"
+    )
 # --8<-- [end:decay]
 
 # --8<-- [start:partial]
@@ -48,11 +50,15 @@ print("last 48 channels untouched:", torch.equal(x_rot[..., 16:], x[..., 16:]))
 # --8<-- [end:partial]
 
 # --8<-- [start:base]
-for name, base, head_dim in [("base 10 000, head_dim 128", 10_000.0, 128),
-                             ("base 500 000, head_dim 128", 500_000.0, 128),
-                             ("base 1 000 000, head_dim 128", 1_000_000.0, 128)]:
+for name, base, head_dim in [
+    ("base 10 000, head_dim 128", 10_000.0, 128),
+    ("base 500 000, head_dim 128", 500_000.0, 128),
+    ("base 1 000 000, head_dim 128", 1_000_000.0, 128),
+]:
     slowest = base ** (-(head_dim - 2) / head_dim)  # θ_{d/2-1}
     count = sum(2 * math.pi / base ** (-2 * i / head_dim) > 8192 for i in range(head_dim // 2))
-    print(f"{name}: longest period {2 * math.pi / slowest:12,.0f} tokens, "
-          f"{count:2} of {head_dim // 2} pairs turn less than once in 8192 tokens")
+    print(
+        f"{name}: longest period {2 * math.pi / slowest:12,.0f} tokens, "
+        f"{count:2} of {head_dim // 2} pairs turn less than once in 8192 tokens"
+    )
 # --8<-- [end:base]

@@ -39,8 +39,12 @@ import math
 # Gap between neighbouring representable numbers near x (a cast rounds by up to half of it)
 for dtype in (torch.float32, torch.bfloat16, torch.float16):
     info = torch.finfo(dtype)
-    gaps = [f"{info.eps * 2 ** math.floor(math.log2(x)):g}" if x <= info.max else "overflow"
-            for x in (1_000, 32_000, 1_000_000)]
-    print(f"{str(dtype).removeprefix('torch.'):>8}: gap near 1k {gaps[0]:>11}, "
-          f"near 32k {gaps[1]:>10}, near 1M {gaps[2]:>8}")
+    gaps = [
+        f"{info.eps * 2 ** math.floor(math.log2(x)):g}" if x <= info.max else "overflow"
+        for x in (1_000, 32_000, 1_000_000)
+    ]
+    print(
+        f"{str(dtype).removeprefix('torch.'):>8}: gap near 1k {gaps[0]:>11}, "
+        f"near 32k {gaps[1]:>10}, near 1M {gaps[2]:>8}"
+    )
 # --8<-- [end:rounding]

@@ -21,8 +21,11 @@ x = torch.tensor([1.0, 0.0])
 theta = math.pi / 6  # 30 degrees per position
 for m in range(4):
     turned = rotation_2d(m * theta) @ x
-    print(f"position {m}: ({turned[0]:+.3f}, {turned[1]:+.3f}), angle {math.degrees(m * theta):3.0f} deg")
+    print(
+        f"position {m}: ({turned[0]:+.3f}, {turned[1]:+.3f}), angle {math.degrees(m * theta):3.0f} deg"
+    )
 # --8<-- [end:pair]
+
 
 # --8<-- [start:block]
 def rope_matrix(m: int, head_dim: int, base: float = 10000.0) -> torch.Tensor:
@@ -36,8 +39,9 @@ head_dim, m = 8, 5
 q = torch.randn(head_dim)
 by_matrix = rope_matrix(m, head_dim) @ q
 
-cos, sin = posenc.rotary_cos_sin(torch.tensor([m]), posenc.default_inv_freq(head_dim),
-                                 layout="interleaved")
+cos, sin = posenc.rotary_cos_sin(
+    torch.tensor([m]), posenc.default_inv_freq(head_dim), layout="interleaved"
+)
 by_library = posenc.apply_rotary(q[None], cos, sin, layout="interleaved")[0]
 print(torch.allclose(by_matrix, by_library, atol=1e-6))
 print(f"theta_i for head_dim 8: {[round(t, 4) for t in posenc.default_inv_freq(8).tolist()]}")

@@ -5,7 +5,6 @@ Run it: python snippets/rope/use.py
 
 # --8<-- [start:block]
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 import posenc
@@ -23,8 +22,10 @@ class RopeSelfAttention(nn.Module):
 
     def forward(self, x, cache=None):
         """x: (batch, seq, dim). cache: (k, v) of earlier tokens or None. Returns (y, cache)."""
-        q, k, v = (t.unflatten(-1, (self.heads, self.head_dim)).transpose(1, 2)
-                   for t in self.qkv(x).chunk(3, dim=-1))  # each (batch, heads, seq, head_dim)
+        q, k, v = (
+            t.unflatten(-1, (self.heads, self.head_dim)).transpose(1, 2)
+            for t in self.qkv(x).chunk(3, dim=-1)
+        )  # each (batch, heads, seq, head_dim)
         start = 0 if cache is None else cache[0].shape[2]  # tokens already in the cache
         positions = torch.arange(start, start + x.shape[1])
         q, k = self.rope(q, k, positions)  # rotate by the absolute positions of the new tokens

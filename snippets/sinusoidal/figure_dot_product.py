@@ -19,8 +19,13 @@ def draw_dot_product(path="sinusoidal-dot-product.svg"):
     near = (offsets >= 0) & (offsets <= 120)
     right.plot(offsets[near].numpy(), dots[near].numpy(), lw=1, label="sum of cosines")
     f1 = dots[offsets == 1].item()
-    right.plot(offsets[near][1:].numpy(), f1 / offsets[near][1:].double().numpy(), "--",
-               lw=1, label="f(1) / k")
+    right.plot(
+        offsets[near][1:].numpy(),
+        f1 / offsets[near][1:].double().numpy(),
+        "--",
+        lw=1,
+        label="f(1) / k",
+    )
     right.set_ylim(0, 270)
     right.set_xlabel("offset k")
     right.set_title("Zoom: ripples, not 1/k")

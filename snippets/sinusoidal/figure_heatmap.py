@@ -8,8 +8,9 @@ import posenc
 def draw_heatmap(path="sinusoidal-heatmap.svg"):
     pe = posenc.sinusoidal(100, 64)  # 100 positions, d_model = 64
     fig, ax = plt.subplots(figsize=(7, 4), constrained_layout=True)
-    image = ax.imshow(pe.numpy(), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1,
-                      interpolation="nearest")
+    image = ax.imshow(
+        pe.numpy(), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest"
+    )
     ax.set_xlabel("channel (2i: sin, 2i+1: cos)")
     ax.set_ylabel("position p")
     ax.set_title("PE(p), d_model = 64")

@@ -34,7 +34,9 @@ row = posenc.sinusoidal(torch.tensor([2]), 8, dtype=torch.float64)[0]  # positio
 for channel, value in enumerate(row.tolist()):
     pair = channel // 2
     kind = "sin" if channel % 2 == 0 else "cos"
-    print(f"PE(2, {channel}) = {kind}(2 / 10000^({2 * pair}/8)) = {kind}({2 / 10000 ** (2 * pair / 8):g}) = {value:.4f}")
+    print(
+        f"PE(2, {channel}) = {kind}(2 / 10000^({2 * pair}/8)) = {kind}({2 / 10000 ** (2 * pair / 8):g}) = {value:.4f}"
+    )
 # --8<-- [end:worked_example]
 
 # --8<-- [start:rounding]
@@ -55,6 +57,7 @@ print(f"values in [{big.min():.4f}, {big.max():.4f}]")
 norms = big.norm(dim=-1)  # each (sin, cos) pair has length 1, so ||PE(p)||^2 = d/2
 print(torch.allclose(norms, torch.full_like(norms, math.sqrt(512 / 2))))
 # --8<-- [end:bounded]
+
 
 # --8<-- [start:rotation]
 def shift_matrix(k: int, d: int, base: float = 10000.0) -> torch.Tensor:
@@ -104,8 +107,10 @@ print(f"step from p to p+1: min {steps.min():.4f}, max {steps.max():.4f}")
 train_len = 512
 seen = big[:train_len]  # the positions a model trained on length 512 has met
 wavelengths = 2 * math.pi / omega
-print(f"channel pairs slower than one cycle in {train_len} positions: "
-      f"{int((wavelengths > train_len).sum())} of {d // 2}")
+print(
+    f"channel pairs slower than one cycle in {train_len} positions: "
+    f"{int((wavelengths > train_len).sum())} of {d // 2}"
+)
 print(f"distance from PE(p) to PE(p+1): {steps[0]:.2f}")
 for p in (512, 600, 1024, 2047):
     nearest = torch.cdist(big[p : p + 1], seen).min()
@@ -123,6 +128,8 @@ print(torch.allclose(m_3.T @ m_3, torch.eye(8, dtype=torch.float64)))  # a rotat
 # --8<-- [start:exercise_wavelength]
 for d_model in (8, 512):
     omega_last = 10000.0 ** (-(d_model - 2) / d_model)  # slowest pair, i = d/2 - 1
-    print(f"d_model = {d_model}: fastest wavelength {2 * math.pi:.2f}, "
-          f"slowest {2 * math.pi / omega_last:.0f} positions")
+    print(
+        f"d_model = {d_model}: fastest wavelength {2 * math.pi:.2f}, "
+        f"slowest {2 * math.pi / omega_last:.0f} positions"
+    )
 # --8<-- [end:exercise_wavelength]

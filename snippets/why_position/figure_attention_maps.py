@@ -29,12 +29,18 @@ def draw_attention_maps(path="why-position-attention-maps.svg"):
             for i in range(3):
                 for j in range(3):
                     value = weights[i, j].item()
-                    ax.text(j, i, f"{value:.2f}", ha="center", va="center",
-                            color="white" if value < 0.5 else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{value:.2f}",
+                        ha="center",
+                        va="center",
+                        color="white" if value < 0.5 else "black",
+                    )
             ax.set_xticks(range(3), tokens)
             ax.set_yticks(range(3), tokens)
             label = "with" if with_position else "no"
-            ax.set_title(f"\"{' '.join(tokens)}\", {label} positions", fontsize=10)
+            ax.set_title(f'"{" ".join(tokens)}", {label} positions', fontsize=10)
     fig.savefig(path)
 
 
