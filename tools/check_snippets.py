@@ -4,8 +4,9 @@ For every page in ``docs/`` (both languages):
 
 * each ``--8<-- "path"`` / ``--8<-- "path:section"`` names an existing file, and the file
   marks that section with ``# --8<-- [start:section]`` ... ``# --8<-- [end:section]``;
-* a chapter ``docs/chapters/NN-some-name.md`` includes code only from
-  ``snippets/some_name/`` (its own folder: dashes become underscores);
+* a chapter ``docs/chapters/NN-some-name.md`` includes snippets only from
+  ``snippets/some_name/`` (its own folder: dashes become underscores; data files from
+  elsewhere, such as benchmark results, are fine);
 * a ``title="..."`` on a code fence names the file the fence includes;
 * each figure ``../figures/<name>.svg`` is saved by a ``figure_*.py`` script of the page's
   snippet folder, and a chapter's figure names start with the chapter name.
@@ -93,7 +94,11 @@ def check_page(
             if not target.is_file():
                 problems.append(f"{where}: includes {path}, which does not exist")
                 continue
-            if own is not None and not path.startswith(f"snippets/{own}/"):
+            if (
+                own is not None
+                and path.startswith("snippets/")
+                and not path.startswith(f"snippets/{own}/")
+            ):
                 problems.append(
                     f"{where}: a chapter includes code only from its own folder "
                     f"snippets/{own}/, not {path}"
