@@ -28,6 +28,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 PIP_INDEX_ARGS := $(if $(TORCH_INDEX_URL),--extra-index-url $(TORCH_INDEX_URL))
 
 .PHONY: help install serve build test test-fast test-chapter figures lint chapter clean
+.PHONY: browser-deps test-browser
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -69,8 +70,23 @@ build: install  ## build the whole site (both languages) into site/, warnings ar
 serve: install  ## build and serve the whole site on http://127.0.0.1:8000 (en at /, zh at /zh/)
 	@$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
 
-test: build  ## everything CI runs: the full site build, then every test
-	@$(PY) -m pytest $(PYTEST_ARGS)
+test: build browser-deps  ## everything CI runs: the full site build, then every test
+	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest $(PYTEST_ARGS)
+
+# Headless Chromium and CJK fonts for the browser tests (Debian packages; apt-get as root,
+# or through sudo). Skipped when both are there already.
+browser-deps:  ## install Chromium + fonts-noto-cjk for the browser tests (if missing)
+	@if command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q .; then :; else \
+	  command -v apt-get >/dev/null || { echo "error: the browser tests need Chromium and a CJK font:"; \
+	    echo "       install them (Debian: apt-get install chromium fonts-noto-cjk) or point"; \
+	    echo "       POSENC_CHROMIUM at a Chrome/Chromium binary."; exit 1; }; \
+	  echo "installing chromium and fonts-noto-cjk with apt-get (about 30 s) ..."; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+	    chromium fonts-noto-cjk >/dev/null; fi
+
+test-browser: build browser-deps  ## only the browser tests (Chromium against the built site)
+	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest -m browser $(PYTEST_ARGS)
 
 test-fast: install  ## unit tests and code blocks only (no site build, no browser)
 	@$(PY) -m pytest -m "not browser and not slow" $(PYTEST_ARGS)

@@ -1,0 +1,79 @@
+"""Budgets: Lighthouse scores (mobile profile) of the home page and one chapter in each
+language, and the weight of a chapter page. Every score and weight is printed at the end
+of the run ("browser budgets")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+import sitepages
+from browsing import CHROMIUM_ARGS, REPORT, chromium_path, new_context
+
+pytestmark = pytest.mark.browser
+
+LIGHTHOUSE = sitepages.ROOT / "node_modules" / ".bin" / "lighthouse"
+BUDGETS = {"performance": 90, "accessibility": 95, "best-practices": 95, "seo": 90}
+CHAPTER_WEIGHT_BUDGET = 1_500_000  # bytes, everything transferred, math fonts included
+
+CHAPTERS = sitepages.chapters()
+FIRST_CHAPTER = CHAPTERS[0].base if CHAPTERS else None
+TARGETS = [sitepages.Page(""), sitepages.Page("").twin]
+if FIRST_CHAPTER:
+    TARGETS += [sitepages.Page(FIRST_CHAPTER), sitepages.Page(FIRST_CHAPTER).twin]
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=str)
+def test_lighthouse_scores(site_url, target, tmp_path) -> None:
+    if not LIGHTHOUSE.exists():
+        pytest.fail("node_modules/.bin/lighthouse missing: run `make install` (npm ci)")
+    chrome = chromium_path()
+    if chrome is None:
+        pytest.skip("Chromium not found")
+    report = tmp_path / "report.json"
+    flags = " ".join(["--headless=new", *CHROMIUM_ARGS])
+    run = subprocess.run(
+        [str(LIGHTHOUSE), site_url + target.rel, "--quiet", "--output=json",
+         f"--output-path={report}", f"--chrome-flags={flags}",
+         "--only-categories=" + ",".join(BUDGETS)],
+        env={**os.environ, "CHROME_PATH": chrome}, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(report.read_text(encoding="utf-8"))
+    scores = {key: round(100 * (result["categories"][key]["score"] or 0)) for key in BUDGETS}
+    REPORT.append(f"Lighthouse {target}: " + ", ".join(f"{k} {v}" for k, v in scores.items()))
+    misses = []
+    for key, budget in BUDGETS.items():
+        if scores[key] < budget:
+            failing = [f"{a['id']} ({a['score']})"
+                       for ref in result["categories"][key]["auditRefs"]
+                       if ref["weight"] > 0
+                       for a in [result["audits"][ref["id"]]]
+                       if a["score"] is not None and a["score"] < 1]
+            misses.append(f"{key} {scores[key]} < {budget}; audits below 1: {failing}")
+    assert not misses, f"{target}:\n  " + "\n  ".join(misses)
+
+
+@pytest.mark.skipif(not CHAPTERS, reason="no chapter in the built site")
+@pytest.mark.parametrize("lang", sitepages.LANGS)
+def test_chapter_page_weight(browser, site_url, lang) -> None:
+    """All bytes a reader downloads for a chapter, scrolled to the end (lazy images too)."""
+    chapter = sitepages.Page(FIRST_CHAPTER).in_lang(lang)
+    context = new_context(browser, site_url)
+    try:
+        page = context.new_page()
+        requests = []
+        page.on("requestfinished", lambda request: requests.append(request))
+        page.goto(chapter.rel, wait_until="networkidle")
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_load_state("networkidle")
+        total = 0
+        for request in requests:
+            sizes = request.sizes()
+            total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+    finally:
+        context.close()
+    REPORT.append(f"page weight {chapter}: {total / 1e6:.2f} MB in {len(requests)} requests "
+                  f"(budget {CHAPTER_WEIGHT_BUDGET / 1e6:.1f} MB)")
+    assert total <= CHAPTER_WEIGHT_BUDGET
