@@ -47,3 +47,69 @@ def test_identical_structure_passes(tmp_path, monkeypatch) -> None:
     en = '# Title\n\nProse.\n\n```python\n--8<-- "s/a.py:x"\n```\n\n!!! note "N"\n    text\n'
     zh = '# 标题\n\n正文。\n\n```python\n--8<-- "s/a.py:x"\n```\n\n!!! note "注"\n    文字\n'
     assert parity.differences(_pair(tmp_path, en, zh)) == []
+
+
+# ── outdated translations: a zh page last changed in git before its en twin ─────────────
+
+import subprocess  # noqa: E402
+import warnings  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
+
+import translation_status  # noqa: E402
+
+
+def test_outdated_translations_are_a_warning_not_an_error() -> None:
+    """The real pages: an older translation is listed (and shown to readers), not failed."""
+    for line in parity.outdated_translations():
+        warnings.warn(line, stacklevel=1)
+
+
+def _git(repo: Path, *args: str, when: int | None = None) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org",
+           "PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(repo)}
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def _repo(tmp_path: Path, monkeypatch) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    monkeypatch.setattr(parity, "ROOT", tmp_path)
+    monkeypatch.setattr(parity, "DOCS", docs)
+    _git(tmp_path, "init", "-q")
+    (docs / "p.zh.md").write_text("# 标题\n\n正文。\n", encoding="utf-8")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "zh", when=1_700_000_000)
+    (docs / "p.md").write_text("# Title\n\nText.\n", encoding="utf-8")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "en", when=1_700_086_400)
+    return docs
+
+
+def test_translation_older_than_its_original_is_reported(tmp_path, monkeypatch) -> None:
+    docs = _repo(tmp_path, monkeypatch)
+    assert parity.last_change(docs / "p.zh.md") == 1_700_000_000
+    assert parity.outdated_translations() == [
+        "p.zh.md: older than p.md (outdated translation)"]
+    assert parity.all_differences() == []  # a warning, not a difference
+    # an uncommitted change counts as now: the translation is then the newer one
+    (docs / "p.zh.md").write_text("# 标题\n\n新的正文。\n", encoding="utf-8")
+    assert parity.outdated_translations() == []
+
+
+def test_outdated_translation_gets_a_notice_in_the_build(tmp_path, monkeypatch) -> None:
+    docs = _repo(tmp_path, monkeypatch)
+    config = SimpleNamespace(docs_dir=str(docs))
+
+    def build(src: str, url: str, markdown: str) -> str:
+        page = SimpleNamespace(file=SimpleNamespace(src_uri=src), url=url)
+        return translation_status.on_page_markdown(markdown, page, config, None)
+
+    out = build("p.zh.md", "zh/p/", "# 标题\n\n正文。\n")
+    assert out.startswith("# 标题\n\n!!! warning outdated-translation")
+    assert 'href="../../p/"' in out and "2023-11-15" in out
+    assert build("p.md", "p/", "# Title\n") == "# Title\n"  # originals never get one
+    (docs / "p.zh.md").write_text("# 标题\n\n新的正文。\n", encoding="utf-8")
+    assert build("p.zh.md", "zh/p/", "# 标题\n") == "# 标题\n"  # up to date: no notice

@@ -3,7 +3,8 @@
 Twins (``page.md`` / ``page.zh.md``, ``nb.ipynb`` / ``nb.zh.ipynb``) must include the same
 snippet sections and figures, in the same order, and have the same number of headings per
 level, display and inline formulas, admonitions and code blocks. The prose is free; the
-structure is not.
+structure is not. A translation last changed in git before its original is reported as a
+warning (the built page then carries an "outdated translation" notice).
 
     python tools/parity.py          # exit 1 and list the differences, if any
 """
@@ -86,10 +87,46 @@ def all_differences() -> list[str]:
     return found
 
 
+def last_change(path: Path) -> int:
+    """When ``path`` last changed in git (Unix time); a file with uncommitted changes, or
+    not committed at all, counts as changed now."""
+    import subprocess
+    import time
+
+    rel = path.resolve().relative_to(ROOT).as_posix()
+
+    def git(*args: str) -> str:
+        run = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        return run.stdout.strip() if run.returncode == 0 else ""
+
+    if git("status", "--porcelain", "--", rel):
+        return int(time.time())
+    stamp = git("log", "-1", "--format=%ct", "--", rel)
+    return int(stamp) if stamp else int(time.time())
+
+
+def outdated_translations() -> list[str]:
+    """Translated pages last changed in git before their default-language twin: they may
+    miss what changed since. A warning, not an error: the built page says so to readers
+    (tools/translation_status.py)."""
+    found = []
+    for page in sorted([*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]):
+        if ".ipynb_checkpoints" in page.parts:
+            continue
+        if any(page.name.endswith(f".{lang}{page.suffix}") for lang in LANGS):
+            original = twin_of(page)
+            if original.exists() and last_change(page) < last_change(original):
+                found.append(f"{page.relative_to(DOCS).as_posix()}: older than "
+                             f"{original.relative_to(DOCS).as_posix()} (outdated translation)")
+    return found
+
+
 def main() -> int:
     found = all_differences()
     for line in found:
         print(line)
+    for line in outdated_translations():
+        print(f"warning: {line}")
     print(f"parity: {len(found)} difference(s)")
     return 1 if found else 0
 
