@@ -31,6 +31,8 @@ SNIPPETS = ROOT / "snippets"
 OUT_DIR = ROOT / "docs" / "figures"
 CACHE = ROOT / ".cache" / "figures"
 RCFILE = ROOT / "tools" / "matplotlibrc"
+# committed results that figure scripts plot: a new result file must redraw the figure
+DATA_GLOBS = ("benchmarks/results/*.json", "experiments/*/results/*.json", "data/*")
 
 
 def figure_scripts() -> list[Path]:
@@ -41,7 +43,8 @@ def _inputs_digest(script: Path) -> str:
     """Everything a figure depends on: the script, the library, the settings, this tool."""
     h = hashlib.sha256()
     library = sorted((ROOT / "src" / "posenc").rglob("*.py"))
-    for path in [script, RCFILE, Path(__file__), *library]:
+    data = sorted(p for pattern in DATA_GLOBS for p in ROOT.glob(pattern) if p.is_file())
+    for path in [script, RCFILE, Path(__file__), *library, *data]:
         h.update(path.relative_to(ROOT).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:20]
