@@ -102,3 +102,15 @@ def test_committed_full_results_are_complete():
     )  # same as the code
     assert set(report["results"]) == ALL_NAMES
     assert report["wall_seconds"] > 0 and report["hardware"]["threads"] == 1
+
+
+def test_t5_distances_past_training_share_a_trained_bucket():
+    """Chapter 8: in a causal T5 bias with max_distance 128, distances seen in training
+    (up to 127) already reach the last bucket, which every longer distance also uses."""
+    import posenc
+
+    distances = -torch.tensor([100, 127, 128, 500, 1023])  # key j - query i, past keys
+    buckets = posenc.t5_relative_bucket(
+        distances, bidirectional=False, num_buckets=32, max_distance=128
+    )
+    assert buckets.tolist()[1:] == [31, 31, 31, 31] and buckets[0] < 31

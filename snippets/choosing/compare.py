@@ -65,6 +65,8 @@ growth = {
     for name in ("sinusoidal", "nope", "alibi")
 }
 assert growth["sinusoidal"] > growth["nope"] > growth["alibi"]
-print(f"growth 128 -> 1024: sinusoidal x{growth['sinusoidal']:.2f}, "
-      f"no encoding x{growth['nope']:.2f}, ALiBi x{growth['alibi']:.2f}")  # fmt: skip
+print(
+    f"growth 128 -> 1024: sinusoidal x{growth['sinusoidal']:.2f}, "
+    f"no encoding x{growth['nope']:.2f}, ALiBi x{growth['alibi']:.2f}"
+)
 # --8<-- [end:sinusoidal_claim]

@@ -39,10 +39,15 @@ print("|---|---|--:|--:|---|---|--:|---|")
 for m in models:
     unsure = set(m["uncertain"])
     row = [
-        m["model"], m["encoding"], cell(m["context"], "context" in unsure),
-        cell(m["theta"], "theta" in unsure), scaling_text(m["scaling"]), cell(m["layout"]),
-        cell(m["rotary_fraction"]), "yes" if m["alibi"] else "no",
-    ]  # fmt: skip
+        m["model"],
+        m["encoding"],
+        cell(m["context"], "context" in unsure),
+        cell(m["theta"], "theta" in unsure),
+        scaling_text(m["scaling"]),
+        cell(m["layout"]),
+        cell(m["rotary_fraction"]),
+        "yes" if m["alibi"] else "no",
+    ]
     print("| " + " | ".join(row) + " |")
 # --8<-- [end:models]
 
@@ -54,8 +59,10 @@ for m in models:
         continue
     usable = {k: v for k, v in scaling.items() if k != "only_if"}
     inv_freq, factor = posenc.rope_inv_freq(128, base=m["theta"], scaling=usable)
-    print(f"{m['model']:<14} {scaling['rope_type']:<7} slowest θ = {inv_freq[-1]:.3e}, "
-          f"attention factor {factor:g}")  # fmt: skip
+    print(
+        f"{m['model']:<14} {scaling['rope_type']:<7} slowest θ = {inv_freq[-1]:.3e}, "
+        f"attention factor {factor:g}"
+    )
 # --8<-- [end:check]
 
 # --8<-- [start:notes]

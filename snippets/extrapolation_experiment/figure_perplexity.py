@@ -23,12 +23,16 @@ def draw_perplexity(path="extrapolation-experiment-perplexity.svg"):
     report = load_results()
     lengths = report["config"]["eval_lengths"]
     styles = {
-        "nope": ("none (NoPE)", "C7", "-"), "sinusoidal": ("sinusoidal", "C0", "-"),
-        "learned": ("learned", "C5", "-"), "t5": ("T5 bias", "C4", "-"),
-        "rope": ("RoPE", "C3", "-"), "rope+pi": ("RoPE + PI", "C3", "--"),
-        "rope+ntk": ("RoPE + NTK", "C3", ":"), "rope+yarn": ("RoPE + YaRN", "C3", "-."),
+        "nope": ("none (NoPE)", "C7", "-"),
+        "sinusoidal": ("sinusoidal", "C0", "-"),
+        "learned": ("learned", "C5", "-"),
+        "t5": ("T5 bias", "C4", "-"),
+        "rope": ("RoPE", "C3", "-"),
+        "rope+pi": ("RoPE + PI", "C3", "--"),
+        "rope+ntk": ("RoPE + NTK", "C3", ":"),
+        "rope+yarn": ("RoPE + YaRN", "C3", "-."),
         "alibi": ("ALiBi", "C2", "-"),
-    }  # fmt: skip
+    }
     fig, ax = plt.subplots(figsize=(8, 4.4), constrained_layout=True)
     for name, (label, color, line) in styles.items():
         row = report["results"][name]["perplexity"]
@@ -36,8 +40,15 @@ def draw_perplexity(path="extrapolation-experiment-perplexity.svg"):
         xs, ys = zip(*points, strict=True)
         ax.plot(xs, ys, line, color=color, marker="o", ms=4, label=label)
     ax.axvline(report["config"]["train_len"], color="0.5", lw=0.8)
-    ax.text(report["config"]["train_len"] * 1.04, 0.97, "train length", color="0.4",
-            transform=ax.get_xaxis_transform(), va="top", fontsize=9)  # fmt: skip
+    ax.text(
+        report["config"]["train_len"] * 1.04,
+        0.97,
+        "train length",
+        color="0.4",
+        transform=ax.get_xaxis_transform(),
+        va="top",
+        fontsize=9,
+    )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(lengths, [str(n) for n in lengths])

@@ -23,20 +23,30 @@ def find_results(relative=RESULTS):
 
 report = json.loads(find_results().read_text())
 config, hardware = report["config"], report["hardware"]
-print(f"profile {report['profile']}: {config['layers']} layers, width {config['dim']}, "
-      f"{config['heads']} heads, {config['steps']} steps of {config['batch']} x "
-      f"{config['train_len']} characters")  # fmt: skip
+print(
+    f"profile {report['profile']}: {config['layers']} layers, width {config['dim']}, "
+    f"{config['heads']} heads, {config['steps']} steps of {config['batch']} x "
+    f"{config['train_len']} characters"
+)
 print(f"hardware: {hardware['cpu']}, {hardware['threads']} thread(s)")
-print(f"took {report['wall_seconds'] / 60:.1f} min wall clock, "
-      f"{report['cpu_seconds'] / 60:.1f} min of CPU time")  # fmt: skip
+print(
+    f"took {report['wall_seconds'] / 60:.1f} min wall clock, "
+    f"{report['cpu_seconds'] / 60:.1f} min of CPU time"
+)
 # --8<-- [end:load]
 
 # --8<-- [start:table]
 NAMES = {
-    "nope": "none (NoPE)", "sinusoidal": "sinusoidal", "learned": "learned", "t5": "T5 bias",
-    "rope": "RoPE", "rope+pi": "RoPE + PI", "rope+ntk": "RoPE + NTK", "rope+yarn": "RoPE + YaRN",
+    "nope": "none (NoPE)",
+    "sinusoidal": "sinusoidal",
+    "learned": "learned",
+    "t5": "T5 bias",
+    "rope": "RoPE",
+    "rope+pi": "RoPE + PI",
+    "rope+ntk": "RoPE + NTK",
+    "rope+yarn": "RoPE + YaRN",
     "alibi": "ALiBi",
-}  # fmt: skip
+}
 
 
 def perplexity_table(results, key="perplexity"):
@@ -78,11 +88,13 @@ print("best at 1024:", NAMES[min(usable, key=lambda n: ppl(n, 1024))])
 
 # The reading on the page rests on these:
 assert growth("alibi") < 1.05  # ALiBi: flat
+assert ppl("alibi", 128) > ppl("rope", 128)  # ... but behind RoPE at the trained length
 assert growth("rope") > 2  # plain RoPE: much worse past the trained length
 assert growth("rope+yarn") < growth("rope+ntk") < growth("rope")  # YaRN < NTK < nothing
 assert ppl("rope+pi", 256) > ppl("rope", 256)  # PI without fine-tuning: worse at 2x
 assert growth("sinusoidal") > growth("nope")  # a fixed absolute code hurts more than none
 assert ppl("nope", 128) > ppl("rope", 128)  # ... but no code at all costs at every length
+assert growth("nope") == min(growth(n) for n in usable if n != "alibi")  # least, after ALiBi
 # --8<-- [end:claims]
 
 # --8<-- [start:exercise]

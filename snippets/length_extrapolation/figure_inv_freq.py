@@ -13,10 +13,19 @@ def method_frequencies(head_dim=64, base=10000.0, trained=4096, s=4.0):
     common = {"factor": s, "original_max_position_embeddings": trained}
     dynamic = {"rope_type": "dynamic", **common}
     long_factor = torch.linspace(1.0, 8.0, head_dim // 2).tolist()
-    longrope = {"rope_type": "longrope", **common, "short_factor": [1.0] * (head_dim // 2),
-                "long_factor": long_factor}  # fmt: skip
-    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-              "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}  # fmt: skip
+    longrope = {
+        "rope_type": "longrope",
+        **common,
+        "short_factor": [1.0] * (head_dim // 2),
+        "long_factor": long_factor,
+    }
+    llama3 = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    }
 
     def scaled(scaling, seq_len=None, dim=head_dim, b=base):
         return posenc.rope_inv_freq(dim, base=b, scaling=scaling, seq_len=seq_len)[0]

@@ -18,8 +18,10 @@ turning = int(full_turn.sum())
 print(f"pairs that turn at least once within {trained} tokens: {turning} of {head_dim // 2}")
 # The slow pairs never completed a turn in training: angles past the trained range are new.
 slowest = inv_freq[-1].item()
-print(f"slowest pair: angle at position {trained - 1} = {(trained - 1) * slowest:.3f} rad, "
-      f"at {4 * trained - 1} = {(4 * trained - 1) * slowest:.3f} rad")  # fmt: skip
+print(
+    f"slowest pair: angle at position {trained - 1} = {(trained - 1) * slowest:.3f} rad, "
+    f"at {4 * trained - 1} = {(4 * trained - 1) * slowest:.3f} rad"
+)
 # --8<-- [end:problem]
 
 # --8<-- [start:linear]
@@ -65,8 +67,10 @@ yarn = {"rope_type": "yarn", "factor": s, "original_max_position_embeddings": tr
 yarn_freq, temperature = posenc.rope_inv_freq(head_dim, base=base, scaling=yarn)
 kept = torch.isclose(yarn_freq, inv_freq)
 interpolated = torch.isclose(yarn_freq, inv_freq / s)
-print(f"pairs kept: {int(kept.sum())}, interpolated by 1/s: {int(interpolated.sum())}, "
-      f"ramp in between: {int((~kept & ~interpolated).sum())}")  # fmt: skip
+print(
+    f"pairs kept: {int(kept.sum())}, interpolated by 1/s: {int(interpolated.sum())}, "
+    f"ramp in between: {int((~kept & ~interpolated).sum())}"
+)
 print(f"attention factor: {temperature:.4f} = 0.1·ln({s:g}) + 1")
 assert math.isclose(temperature, 0.1 * math.log(s) + 1)
 # --8<-- [end:yarn]
@@ -91,7 +95,7 @@ llama3 = {
     "low_freq_factor": 1.0,
     "high_freq_factor": 4.0,
     "original_max_position_embeddings": 8192,
-}  # fmt: skip  (Llama 3.1: head_dim 128, rope_theta 500000)
+}  # Llama 3.1: head_dim 128, rope_theta 500000
 l3_default, _ = posenc.rope_inv_freq(128, base=500000.0)
 l3_freq, _ = posenc.rope_inv_freq(128, base=500000.0, scaling=llama3)
 l3_wavelength = 2 * math.pi / l3_default
@@ -108,9 +112,12 @@ print(f"in between, smoothly blended:              {int(between.sum())}")
 short = [1.0] * (head_dim // 2)
 long = torch.linspace(1.0, 8.0, head_dim // 2).tolist()  # rescale slow pairs more
 longrope = {
-    "rope_type": "longrope", "factor": 8.0, "original_max_position_embeddings": trained,
-    "short_factor": short, "long_factor": long,
-}  # fmt: skip
+    "rope_type": "longrope",
+    "factor": 8.0,
+    "original_max_position_embeddings": trained,
+    "short_factor": short,
+    "long_factor": long,
+}
 short_freq, attn = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=trained)
 long_freq, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=trained + 1)
 uses_long = torch.allclose(long_freq, inv_freq / torch.tensor(long))
@@ -141,6 +148,8 @@ print(math.isclose(score(8000, 3000, 8192), score(7000, 2000, 8192), rel_tol=1e-
 # Cached keys: key n was rotated when the sequence was n + 1 long (default base up to 4096).
 stale_a, stale_b = score(8000, 3000, 3001), score(7000, 2000, 2001)
 print(math.isclose(stale_a, stale_b, rel_tol=1e-4))
-print(f"same distance 5000, cached keys: {stale_a:.3f} vs {stale_b:.3f}; "
-      f"recomputed: {score(8000, 3000, 8192):.3f}")  # fmt: skip
+print(
+    f"same distance 5000, cached keys: {stale_a:.3f} vs {stale_b:.3f}; "
+    f"recomputed: {score(8000, 3000, 8192):.3f}"
+)
 # --8<-- [end:dynamic_cache]

@@ -14,9 +14,13 @@ import posenc
 # inference_rope_scaling=True, this dict (its own key "type" is the legacy name of "rope_type").
 head_dim, theta = 768 // 8, 1e6
 minimind_scaling = {
-    "type": "yarn", "factor": 16, "original_max_position_embeddings": 2048,
-    "beta_fast": 32, "beta_slow": 1, "attention_factor": 1.0,
-}  # fmt: skip
+    "type": "yarn",
+    "factor": 16,
+    "original_max_position_embeddings": 2048,
+    "beta_fast": 32,
+    "beta_slow": 1,
+    "attention_factor": 1.0,
+}
 default, _ = posenc.rope_inv_freq(head_dim, base=theta)
 scaled, attention_factor = posenc.rope_inv_freq(head_dim, base=theta, scaling=minimind_scaling)
 
