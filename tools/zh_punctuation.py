@@ -58,7 +58,12 @@ def fix_line(line: str) -> str:
         kept.append(m.group(0))
         return f"\x00{len(kept) - 1}\x00"
 
+    if re.search(f"[{HAN}]", line):
+        # a colon right after a link, and a comma glued between two Latin words, are Chinese
+        line = re.sub(r"(\]\([^)\s]*\)):(?=\S)", r"\1：", line)
     masked = _PROTECTED.sub(hide, line)
+    if re.search(f"[{HAN}]", masked):
+        masked = re.sub(r"(?<=[A-Za-z]),(?=[A-Za-z])", "，", masked)
     # admonition / details headers: only the quoted title is prose
     header = re.match(r'^(\s*(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*\s+")(.*)("\s*)$', masked)
     if header:
