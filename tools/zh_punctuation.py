@@ -29,7 +29,7 @@ _PROTECTED = re.compile(
 )
 _FULL = {",": "，", ":": "：", ";": "；", "!": "！", "?": "？"}
 _AFTER_CJK = re.compile(rf"(?<={CJK})\s*([,:;!?])(?!\S*://)")
-_BEFORE_CJK = re.compile(rf"([,;:])\s*(?={CJK})")
+_BEFORE_CJK = re.compile(rf"([,;:?!])\s*(?={CJK})")
 _PARENS = re.compile(r"\(([^()\n]*)\)")
 
 
