@@ -113,3 +113,21 @@ def test_outdated_translation_gets_a_notice_in_the_build(tmp_path, monkeypatch) 
     assert build("p.md", "p/", "# Title\n") == "# Title\n"  # originals never get one
     (docs / "p.zh.md").write_text("# 标题\n\n新的正文。\n", encoding="utf-8")
     assert build("p.zh.md", "zh/p/", "# 标题\n") == "# 标题\n"  # up to date: no notice
+
+
+def test_notebook_twins_must_share_their_code(tmp_path, monkeypatch) -> None:
+    import json
+
+    monkeypatch.setattr(parity, "DOCS", tmp_path)
+
+    def notebook(name: str, code: str) -> Path:
+        cells = [{"cell_type": "markdown", "source": ["text"]},
+                 {"cell_type": "code", "source": [code]}]
+        (tmp_path / name).write_text(json.dumps({"cells": cells}), encoding="utf-8")
+        return tmp_path / name
+
+    page = notebook("n.ipynb", "print(1)")
+    notebook("n.zh.ipynb", "print(1)")
+    assert parity.differences(page) == []
+    notebook("n.zh.ipynb", "print(2)")
+    assert "code cells differ" in " ".join(parity.differences(page))

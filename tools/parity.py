@@ -11,6 +11,7 @@ warning (the built page then carries an "outdated translation" notice).
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections import Counter
@@ -60,14 +61,24 @@ def structure(page: Path) -> dict[str, object]:
     }
 
 
+def notebook_structure(notebook: Path) -> dict[str, object]:
+    """Twin notebooks: the same cells in the same order, and exactly the same code."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return {
+        "cell types": [cell["cell_type"] for cell in cells],
+        "code cells": ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"],
+    }
+
+
 def differences(page: Path) -> list[str]:
     twin = twin_of(page)
     rel = page.relative_to(DOCS).as_posix()
     if not twin.exists():
         return [f"{rel}: no twin ({twin.relative_to(DOCS).as_posix()})"]
-    if page.suffix != ".md":
-        return []
-    ours, theirs = structure(page), structure(twin)
+    if page.suffix == ".ipynb":
+        ours, theirs = notebook_structure(page), notebook_structure(twin)
+    else:
+        ours, theirs = structure(page), structure(twin)
     return [
         f"{rel} vs {twin.name}: {key} differ: {ours[key]} != {theirs[key]}"
         for key in ours
