@@ -115,7 +115,7 @@ test-chapter: install  ## one chapter: its code blocks, snippets, tests: make te
 	  -k "$(NAME) or $(subst -,_,$(NAME))" $(PYTEST_ARGS)
 
 .PHONY: experiment experiment-quick
-experiment: install  ## chapter 8's experiment, full profile (1 CPU thread, ~12 min): results/full.json
+experiment: install  ## chapter 8's experiment, full profile (1 CPU thread, ~4 min CPU): results/full.json
 	@$(PY) experiments/extrapolation/train.py
 
 experiment-quick: install  ## the same experiment in seconds (pipeline check): results/quick.json

@@ -28,8 +28,8 @@ from corpus import ALPHABET, load_splits  # noqa: E402
 from model import METHODS, TinyLM  # noqa: E402
 
 PROFILES = {
-    # about 2 minutes of CPU time on one core (more wall-clock time on a busy machine)
-    "full": dict(dim=64, heads=4, layers=2, batch=16, steps=400, lr=3e-3, eval_tokens=8192),
+    # about 4 minutes of CPU time on one core (more wall-clock time on a busy machine)
+    "full": dict(dim=64, heads=4, layers=2, batch=16, steps=800, lr=3e-3, eval_tokens=16384),
     # seconds: checks the pipeline end to end, not the numbers
     "quick": dict(dim=32, heads=2, layers=1, batch=4, steps=30, lr=3e-3, eval_tokens=1024),
 }

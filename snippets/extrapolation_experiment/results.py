@@ -95,6 +95,8 @@ assert ppl("rope+pi", 256) > ppl("rope", 256)  # PI without fine-tuning: worse a
 assert growth("sinusoidal") > growth("nope")  # a fixed absolute code hurts more than none
 assert ppl("nope", 128) > ppl("rope", 128)  # ... but no code at all costs at every length
 assert growth("nope") == min(growth(n) for n in usable if n != "alibi")  # least, after ALiBi
+assert ppl("nope", 128) == max(ppl(n, 128) for n in NAMES)  # ... and the weakest at 128
+assert growth("t5") < growth("rope+yarn")  # T5 degrades more slowly than any RoPE variant
 # --8<-- [end:claims]
 
 # --8<-- [start:exercise]
