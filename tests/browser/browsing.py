@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from urllib.parse import urlparse
 
 import sitepages
@@ -9,6 +11,27 @@ import sitepages
 SCREENSHOTS = sitepages.ROOT / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 MOBILE = {"width": 390, "height": 844}
+
+# what Debian calls it; POSENC_CHROMIUM overrides (e.g. /usr/bin/google-chrome)
+CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # CI runs as root
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    wanted = os.environ.get("POSENC_CHROMIUM")
+    for name in [wanted] if wanted else CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
 
 # what the run prints at the end (Lighthouse scores, page weight)
 REPORT: list[str] = []

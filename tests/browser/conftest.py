@@ -9,7 +9,6 @@ is an error (POSENC_REQUIRE_BROWSER=1). Run alone: ``make test-browser``.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -19,31 +18,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import sitepages  # noqa: E402
-from browsing import REPORT, Watch, new_context  # noqa: E402
+from browsing import (  # noqa: E402
+    CHROMIUM_ARGS,  # noqa: E402
+    REPORT,
+    Watch,
+    chromium_path,
+    new_context,
+)
 from serve_site import SiteServer  # noqa: E402
 
 ROOT = sitepages.ROOT
-# what Debian calls it; POSENC_CHROMIUM overrides (e.g. /usr/bin/google-chrome)
-CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # CI runs as root
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def chromium_path() -> str | None:
-    wanted = os.environ.get("POSENC_CHROMIUM")
-    for name in [wanted] if wanted else CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
 def _missing(what: str) -> None:
     if os.environ.get("POSENC_REQUIRE_BROWSER") == "1":
         pytest.fail(what, pytrace=False)
