@@ -74,9 +74,11 @@ test: build browser-deps  ## everything CI runs: the full site build, then every
 	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest $(PYTEST_ARGS)
 
 # Headless Chromium and CJK fonts for the browser tests (Debian packages; apt-get as root,
-# or through sudo). Skipped when both are there already.
+# or through sudo). Skipped when both are there already; POSENC_CHROMIUM names another
+# Chrome/Chromium binary (e.g. GitHub's preinstalled google-chrome) instead of Debian's.
 browser-deps:  ## install Chromium + fonts-noto-cjk for the browser tests (if missing)
-	@if command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q .; then :; else \
+	@if { command -v chromium >/dev/null 2>&1 || [ -x "$${POSENC_CHROMIUM:-}" ]; } \
+	    && fc-list :lang=zh 2>/dev/null | grep -q .; then :; else \
 	  command -v apt-get >/dev/null || { echo "error: the browser tests need Chromium and a CJK font:"; \
 	    echo "       install them (Debian: apt-get install chromium fonts-noto-cjk) or point"; \
 	    echo "       POSENC_CHROMIUM at a Chrome/Chromium binary."; exit 1; }; \
