@@ -194,3 +194,13 @@ def test_every_page_has_a_description() -> None:
     for page in PAGES:
         html = page.read_text(encoding="utf-8")
         assert re.search(r'<meta name="description" content="[^"]+">', html), page
+
+
+@pytest.mark.parametrize("page", PAGES, ids=IDS)
+def test_in_page_anchors_resolve(page: Path) -> None:
+    tags = _parse(page).tags
+    ids = {attrs["id"] for _, attrs in tags if attrs.get("id")}
+    ids |= {attrs["name"] for tag, attrs in tags if tag == "a" and attrs.get("name")}
+    targets = {attrs["href"][1:] for tag, attrs in tags
+               if tag == "a" and attrs.get("href", "").startswith("#") and len(attrs["href"]) > 1}
+    assert not targets - ids, f"links to missing anchors: {sorted(targets - ids)}"

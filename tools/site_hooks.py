@@ -81,6 +81,33 @@ def on_env(env, config, files, **kwargs):
     return env
 
 
+def _toc_anchors(items) -> list[str]:
+    anchors = []
+    for item in items:
+        anchors.append(item.id)
+        anchors += _toc_anchors(item.children)
+    return anchors
+
+
+def on_page_content(html: str, page, config, files, **kwargs) -> str:
+    # nbconvert gives headings written only in Chinese an empty id, while the page's table of
+    # contents (built by mkdocs-jupyter from the same headings, in the same order) links to
+    # "#_1", "#_2", ...: copy the contents' anchors onto those headings.
+    if not page.file.src_uri.endswith(".ipynb"):
+        return html
+    anchors = iter(_toc_anchors(page.toc.items))
+
+    def fill(match: re.Match[str]) -> str:
+        anchor = next(anchors, None)
+        if anchor is None or match.group("id"):
+            return match.group(0)
+        heading = match.group(0).replace('id=""', f'id="{anchor}"', 1)
+        return heading.replace('href="#"', f'href="#{anchor}"', 1)
+
+    heading = r'<h[1-6][^>]*\bid="(?P<id>[^"]*)"[^>]*>.*?</h[1-6]>'
+    return re.sub(heading, fill, html, flags=re.DOTALL)
+
+
 # Material fetches `sitemap.xml` relative to every <link rel="alternate"> in the head; with
 # i18n's page-level links that is a 404 per language on every page. The twins' addresses go
 # into <link rel="x-posenc-twin"> instead, read by overrides/main.html.
