@@ -98,10 +98,11 @@ bench: install  ## run the benchmark suite (CPU; CUDA too when present) into ben
 	@$(PY) benchmarks/bench.py
 
 # the same checks as .pre-commit-config.yaml (tests/test_scaffold.py keeps the two in step)
-lint: install  ## ruff, twin parity, snippet paths and a fast test subset (as pre-commit)
+lint: install  ## ruff, twin parity, zh punctuation, snippet paths, fast tests (as pre-commit)
 	@$(VENV)/bin/ruff check src tests tools snippets
 	@$(VENV)/bin/ruff format --check src tests tools snippets
 	@$(PY) tools/parity.py
+	@$(PY) tools/zh_punctuation.py
 	@$(PY) tools/check_snippets.py
 	@$(PY) -m pytest -q -m "not slow" tests/test_parity.py tests/test_scaffold.py tests/test_snippets.py::test_snippet_names_mirror_pages
 
