@@ -1,4 +1,5 @@
-"""RoPE: equivalence with transformers (Llama, GPT-NeoX, GPT-J), properties, precision, caching."""
+"""RoPE: equivalence with transformers (Llama, GPT-NeoX, GPT-J), properties, precision, caching,
+gradients, memory traffic."""
 
 import pytest
 import torch
@@ -266,6 +267,105 @@ def test_works_under_torch_compile_fullgraph():
         lambda q, k: rope(q, k, offset=3), fullgraph=True, backend="eager"
     )
     torch.testing.assert_close(compiled_default(q, k), rope(q, k, positions))
+
+
+def hf_formula(x, cos, sin, layout):
+    """The textbook form, with transformers' own rotations (Llama: half, GPT-J: interleaved)."""
+    rotate = modeling_llama.rotate_half if layout == "half" else modeling_gptj.rotate_every_two
+    return x * cos + rotate(x) * sin
+
+
+def inputs_taking_each_path(dtype=torch.float64):
+    """x as the complex form takes it (contiguous, transposed) and as it cannot (odd offset)."""
+    gen = torch.Generator().manual_seed(0)
+    wide = torch.randn(2, 3, 5, 9, generator=gen).to(dtype)
+    return {
+        "contiguous": torch.randn(2, 3, 5, 8, generator=gen).to(dtype),
+        "transposed": torch.randn(2, 5, 3, 8, generator=gen).to(dtype).transpose(1, 2),
+        "odd offset": wide[..., 1:],  # pairs not aligned: the real form, also for interleaved
+    }
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_gradients_match_the_textbook_formula(layout):
+    inv_freq = posenc.default_inv_freq(8).double().requires_grad_()
+    for name, x in inputs_taking_each_path().items():
+        x = x.requires_grad_()
+        results = []
+        for rotate in (posenc.apply_rotary, lambda *args, layout: hf_formula(*args, layout)):
+            cos, sin = posenc.rotary_cos_sin(
+                torch.arange(3, 8), inv_freq, layout=layout, dtype=torch.float64
+            )
+            out = rotate(x, cos, sin, layout=layout)
+            weights = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).view_as(out)
+            results.append((out, *torch.autograd.grad((out * weights).sum(), (x, inv_freq))))
+        (out, grad_x, grad_freq), (hf_out, hf_grad_x, hf_grad_freq) = results
+        torch.testing.assert_close(out, hf_out, atol=1e-12, rtol=0, msg=name)
+        torch.testing.assert_close(grad_x, hf_grad_x, atol=1e-12, rtol=0, msg=name)
+        # the angles are float32 (see rotary_cos_sin), so this gradient is float32-accurate
+        scale = hf_grad_freq.abs().max().item()
+        torch.testing.assert_close(grad_freq, hf_grad_freq, atol=1e-6 * scale, rtol=0, msg=name)
+        tables = (cos.detach(), sin.detach())
+        assert torch.autograd.gradcheck(
+            lambda x, tables=tables: posenc.apply_rotary(x, *tables, layout=layout), (x,)
+        ), name
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_every_path_matches_the_textbook_formula(layout, dtype):
+    cos, sin = posenc.RotaryEmbedding(8, layout=layout).cos_sin(5)
+    for name, x in inputs_taking_each_path(dtype).items():
+        expected = hf_formula(x.float(), cos, sin, layout)  # same rounded inputs, float32 math
+        actual = posenc.apply_rotary(x, cos, sin, layout=layout)
+        assert actual.dtype == dtype and actual.shape == x.shape
+        tol = ATOL if dtype == torch.float32 else 1e-2
+        torch.testing.assert_close(actual.float(), expected, atol=tol, rtol=tol, msg=name)
+
+
+class BytesWritten(torch.utils._python_dispatch.TorchDispatchMode):
+    """Count the bytes of every tensor an operator returns (views excepted)."""
+
+    def __init__(self):
+        super().__init__()
+        self.bytes = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if not func.is_view:
+            outputs = result if isinstance(result, (tuple, list)) else [result]
+            self.bytes += sum(t.nbytes for t in outputs if isinstance(t, torch.Tensor))
+        return result
+
+
+@pytest.mark.parametrize(("layout", "at_most"), [("half", 2.0), ("interleaved", 1.0)])
+def test_rotation_writes_little_more_than_its_output(layout, at_most):
+    # RoPE is limited by memory traffic: x * cos + rot(x) * sin writes 4.5 times the size of x.
+    x = torch.randn(2, 4, 64, 32)
+    cos, sin = posenc.rotary_cos_sin(torch.arange(64), posenc.default_inv_freq(32), layout=layout)
+    with BytesWritten() as written:
+        posenc.apply_rotary(x, cos, sin, layout=layout)
+    table = 2 * cos.nbytes  # the interleaved form builds one complex table, cos + i sin
+    assert written.bytes <= at_most * x.nbytes + table
+    with BytesWritten() as textbook:
+        hf_formula(x, cos, sin, layout)
+    assert textbook.bytes >= 4 * x.nbytes
+
+
+def test_interleaved_layout_compiles_without_complex_numbers():
+    # inductor generates no code for complex operators (it warns and falls back to eager ones)
+    torch._dynamo.reset()
+    traced = []
+
+    def backend(graph, example_inputs):
+        traced.extend(str(node.target) for node in graph.graph.nodes)
+        return graph.forward
+
+    rope = posenc.RotaryEmbedding(8, layout="interleaved")
+    q = torch.randn(1, 2, 5, 8)
+    compiled = torch.compile(lambda q: rope(q, q), fullgraph=True, backend=backend)
+    torch.testing.assert_close(compiled(q), rope(q, q), atol=ATOL, rtol=0)
+    assert traced and not [target for target in traced if "complex" in target]
 
 
 @pytest.mark.gpu

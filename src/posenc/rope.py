@@ -115,6 +115,11 @@ def apply_rotary(
     ``x``, only the first ``cos.shape[-1]`` channels rotate and the rest pass through (GPT-NeoX
     partial rotary). The tables are cast to ``x.dtype``, so the result has ``x``'s dtype.
 
+    The tables are full width, one entry per channel, as `rotary_cos_sin` and Hugging Face build
+    them: each angle appears twice, once for each channel of its pair. The computation reads
+    ``sin`` (and, for the interleaved layout in float32/float64, ``cos``) once per pair only,
+    so both copies of an angle must be equal, as they are in those tables.
+
     Args:
         x: Tensor ``(..., seq, head_dim)``, e.g. ``(batch, heads, seq, head_dim)``.
         cos: Table broadcastable to ``(..., seq, rotary_dim)``.
@@ -141,11 +146,45 @@ def apply_rotary(
             f"got {rotary_dim}"
         )
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
-    rotate = rotate_half if layout == "half" else rotate_interleaved
     if rotary_dim == x.shape[-1]:
-        return x * cos + rotate(x) * sin
+        return _rotate(x, cos, sin, layout)
     rotated, passed = x[..., :rotary_dim], x[..., rotary_dim:]
-    return torch.cat((rotated * cos + rotate(rotated) * sin, passed), dim=-1)
+    return torch.cat((_rotate(rotated, cos, sin, layout), passed), dim=-1)
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
+    # The textbook x * cos + rot(x) * sin writes about 4.5 times the size of x (rot(x), two
+    # products, their sum), and RoPE is limited by memory traffic. These forms write less.
+    if layout == "interleaved" and _pairs_viewable_as_complex(x):
+        # Pair (x_2i, x_2i+1) is the complex number x_2i + i x_2i+1, and the rotation is one
+        # complex product with cos + i sin: a single pass that writes the output once.
+        pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))
+        turn = torch.complex(cos[..., 0::2], sin[..., 0::2])  # one table entry per pair
+        return torch.view_as_real(pairs * turn).flatten(-2)
+    if layout == "half":
+        a, b = slice(0, x.shape[-1] // 2), slice(x.shape[-1] // 2, None)  # pair (i, i + d/2)
+    else:
+        a, b = slice(0, None, 2), slice(1, None, 2)  # pair (2i, 2i + 1)
+    # Both channels of a pair share one angle, so one contiguous product gives
+    # (x_a cos, x_b cos); then add -x_b sin and x_a sin in place: the output is written twice.
+    out = x * cos
+    out[..., a].addcmul_(x[..., b], sin[..., a], value=-1)  # x_a' = x_a cos - x_b sin
+    out[..., b].addcmul_(x[..., a], sin[..., a])  # x_b' = x_b cos + x_a sin
+    return out
+
+
+def _pairs_viewable_as_complex(x: torch.Tensor) -> bool:
+    # view_as_complex needs float32/float64 (there is no complex bfloat16 or float16 type) and
+    # each pair adjacent and aligned: last stride 1, every other stride and the offset even.
+    # Inductor generates no code for complex numbers, so torch.compile gets the real form.
+    return (
+        x.dtype in (torch.float32, torch.float64)
+        and x.device.type in ("cpu", "cuda")
+        and not is_compiling()
+        and x.stride(-1) == 1
+        and x.storage_offset() % 2 == 0
+        and all(stride % 2 == 0 for stride in x.stride()[:-1])
+    )
 
 
 def _table_length(needed: int) -> int:
