@@ -176,7 +176,8 @@ def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) 
 def _pairs_viewable_as_complex(x: torch.Tensor) -> bool:
     # view_as_complex needs float32/float64 (there is no complex bfloat16 or float16 type) and
     # each pair adjacent and aligned: last stride 1, every other stride and the offset even.
-    # Inductor generates no code for complex numbers, so torch.compile gets the real form.
+    # Inductor generates no code for complex numbers, so torch.compile gets the real form;
+    # other backends' complex support varies, so they do too.
     return (
         x.dtype in (torch.float32, torch.float64)
         and x.device.type in ("cpu", "cuda")
