@@ -153,13 +153,17 @@ def render_page(page_html: str, *, where: str) -> str:
     return out
 
 
+def katex_css() -> str:
+    """KaTeX's stylesheet with only the WOFF2 source of each font (all current browsers read
+    WOFF2), so no rule points at a file the site does not ship."""
+    css = (KATEX_DIST / "katex-swap.min.css").read_text(encoding="utf-8")
+    return re.sub(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)', "", css)
+
+
 def copy_assets(site_dir: Path) -> None:
-    """Copy KaTeX's stylesheet and its WOFF2 fonts (all current browsers read WOFF2)."""
+    """Copy KaTeX's stylesheet and its WOFF2 fonts."""
     target = site_dir / "assets" / "katex"
     (target / "fonts").mkdir(parents=True, exist_ok=True)
-    css = (KATEX_DIST / "katex-swap.min.css").read_text(encoding="utf-8")
-    # keep only the woff2 source of each @font-face, so no rule points at a file we do not ship
-    css = re.sub(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)', "", css)
-    (target / "katex.min.css").write_text(css, encoding="utf-8")
+    (target / "katex.min.css").write_text(katex_css(), encoding="utf-8")
     for font in (KATEX_DIST / "fonts").glob("*.woff2"):
         shutil.copyfile(font, target / "fonts" / font.name)

@@ -25,6 +25,27 @@ if FIRST_CHAPTER:
     TARGETS += [sitepages.Page(FIRST_CHAPTER), sitepages.Page(FIRST_CHAPTER).twin]
 
 
+def _lighthouse(url: str, chrome: str, report) -> dict:
+    flags = " ".join(["--headless=new", *CHROMIUM_ARGS])
+    run = subprocess.run(
+        [
+            str(LIGHTHOUSE),
+            url,
+            "--quiet",
+            "--output=json",
+            f"--output-path={report}",
+            f"--chrome-flags={flags}",
+            "--only-categories=" + ",".join(BUDGETS),
+        ],
+        env={**os.environ, "CHROME_PATH": chrome},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(report.read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("target", TARGETS, ids=str)
 def test_lighthouse_scores(site_url, target, tmp_path) -> None:
     if not LIGHTHOUSE.exists():
@@ -32,29 +53,36 @@ def test_lighthouse_scores(site_url, target, tmp_path) -> None:
     chrome = chromium_path()
     if chrome is None:
         pytest.skip("Chromium not found")
-    report = tmp_path / "report.json"
-    flags = " ".join(["--headless=new", *CHROMIUM_ARGS])
-    run = subprocess.run(
-        [str(LIGHTHOUSE), site_url + target.rel, "--quiet", "--output=json",
-         f"--output-path={report}", f"--chrome-flags={flags}",
-         "--only-categories=" + ",".join(BUDGETS)],
-        env={**os.environ, "CHROME_PATH": chrome}, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
-    result = json.loads(report.read_text(encoding="utf-8"))
+    result = _lighthouse(site_url + target.rel, chrome, tmp_path / "report.json")
     scores = {key: round(100 * (result["categories"][key]["score"] or 0)) for key in BUDGETS}
+    if scores["performance"] < BUDGETS["performance"]:
+        # The performance score comes from timings and moves with the machine's load by 10+
+        # points from run to run (Lighthouse's docs advise the median of several runs); the
+        # other categories do not. Below budget: run twice more and judge the median of three.
+        runs = [result] + [
+            _lighthouse(site_url + target.rel, chrome, tmp_path / f"report{i}.json") for i in (1, 2)
+        ]
+        runs.sort(key=lambda r: r["categories"]["performance"]["score"] or 0)
+        result = runs[1]
+        scores["performance"] = round(100 * (result["categories"]["performance"]["score"] or 0))
     # benchmarkIndex: Lighthouse's measure of this machine's speed (a busy or slow machine
     # scores lower on performance; Lighthouse's docs take ~1000+ as a typical desktop)
     bench = round(result.get("environment", {}).get("benchmarkIndex", 0))
-    REPORT.append(f"Lighthouse {target}: " + ", ".join(f"{k} {v}" for k, v in scores.items())
-                  + f" (machine benchmarkIndex {bench})")
+    REPORT.append(
+        f"Lighthouse {target}: "
+        + ", ".join(f"{k} {v}" for k, v in scores.items())
+        + f" (machine benchmarkIndex {bench})"
+    )
     misses = []
     for key, budget in BUDGETS.items():
         if scores[key] < budget:
-            failing = [f"{a['id']} ({a['score']})"
-                       for ref in result["categories"][key]["auditRefs"]
-                       if ref["weight"] > 0
-                       for a in [result["audits"][ref["id"]]]
-                       if a["score"] is not None and a["score"] < 1]
+            failing = [
+                f"{a['id']} ({a['score']})"
+                for ref in result["categories"][key]["auditRefs"]
+                if ref["weight"] > 0
+                for a in [result["audits"][ref["id"]]]
+                if a["score"] is not None and a["score"] < 1
+            ]
             misses.append(f"{key} {scores[key]} < {budget}; audits below 1: {failing}")
     assert not misses, f"{target}:\n  " + "\n  ".join(misses)
 
@@ -78,6 +106,8 @@ def test_chapter_page_weight(browser, site_url, lang) -> None:
             total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
     finally:
         context.close()
-    REPORT.append(f"page weight {chapter}: {total / 1e6:.2f} MB in {len(requests)} requests "
-                  f"(budget {CHAPTER_WEIGHT_BUDGET / 1e6:.1f} MB)")
+    REPORT.append(
+        f"page weight {chapter}: {total / 1e6:.2f} MB in {len(requests)} requests "
+        f"(budget {CHAPTER_WEIGHT_BUDGET / 1e6:.1f} MB)"
+    )
     assert total <= CHAPTER_WEIGHT_BUDGET
