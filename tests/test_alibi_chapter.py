@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import runpy
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def test_power_of_two_slopes_fall_geometrically_from_ratio_to_one_256th(heads: i
     ratio = 2 ** (-8 / heads)
     assert slopes[0] == pytest.approx(ratio)
     assert slopes[-1] == pytest.approx(2**-8)
-    assert all(b / a == pytest.approx(ratio) for a, b in zip(slopes, slopes[1:]))
+    assert all(b / a == pytest.approx(ratio) for a, b in pairwise(slopes))
 
 
 @pytest.mark.parametrize("heads", [12, 20, 24, 112])
@@ -80,7 +81,7 @@ def test_extra_slopes_fall_between_the_steepest_ones(heads: int) -> None:
 
 def test_snippet_rules(slopes_snippet: dict) -> None:
     wrong = slopes_snippet["growing_slopes"](8)
-    assert all(b > a for a, b in zip(wrong, wrong[1:])) and max(wrong) > 1  # grows, passes 1
+    assert all(b > a for a, b in pairwise(wrong)) and max(wrong) > 1  # grows, passes 1
     assert slopes_snippet["paper_slopes"](12) == pytest.approx(independent_slopes(12))
     reach = slopes_snippet["reach"]
     assert reach(2**-8) == pytest.approx(2560) and math.exp(-10) == pytest.approx(4.5e-5, rel=0.01)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import runpy
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,7 @@ def test_long_range_claims() -> None:
     long_range = snippet("long_range")
     bound = [long_range["paper_bound_shape"](r) for r in range(0, 4097, 64)]
     assert bound[0] == pytest.approx(16.5)
-    assert any(b > a for a, b in zip(bound, bound[1:]))  # decays, but not monotonically
+    assert any(b > a for a, b in pairwise(bound))  # decays, but not monotonically
     rotated_score = long_range["rotated_score"]
     ones = torch.ones(64)
     assert rotated_score(ones, ones, 0).item() / 64 == pytest.approx(1.0)

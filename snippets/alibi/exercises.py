@@ -5,12 +5,13 @@ Run it: python snippets/alibi/exercises.py
 
 # --8<-- [start:distribution]
 import math
+from itertools import pairwise
 
 import posenc
 
 for heads in (4, 8, 16, 32):
     slopes = posenc.alibi_slope_values(heads)
-    ratios = {round(b / a, 12) for a, b in zip(slopes, slopes[1:])}
+    ratios = {round(b / a, 12) for a, b in pairwise(slopes)}
     assert len(ratios) == 1  # one common ratio: a geometric sequence
     print(
         f"{heads:2} heads: first 2^{math.log2(slopes[0]):+.2f}, last 2^{math.log2(slopes[-1]):+.0f}, "

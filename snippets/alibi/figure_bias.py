@@ -11,7 +11,7 @@ def draw_bias_matrices(path="alibi-bias-matrices.svg"):
     bias = posenc.alibi_bias(8, seq).numpy()  # (8, seq, seq), -m·(i - j)
     future = np.triu(np.ones((seq, seq), dtype=bool), 1)
     fig, axes = plt.subplots(1, len(heads_shown), figsize=(10, 3.2), constrained_layout=True)
-    for ax, head in zip(axes, heads_shown):
+    for ax, head in zip(axes, heads_shown, strict=True):
         shown = np.ma.masked_array(bias[head - 1], mask=future)  # masked keys: left blank
         image = ax.imshow(shown, vmin=-5.5, vmax=0, cmap="viridis")
         slope = posenc.alibi_slope_values(8)[head - 1]

@@ -20,7 +20,7 @@ def draw_similarity(path="learned-similarity.svg"):
         ("sinusoidal", posenc.sinusoidal(128, 768)),
     ]
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.8), constrained_layout=True)
-    for ax, (title, rows) in zip(axes, panels):
+    for ax, (title, rows) in zip(axes, panels, strict=True):
         image = ax.imshow(similarity(rows).numpy(), vmin=-1, vmax=1, cmap="RdBu_r")
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("position q")
