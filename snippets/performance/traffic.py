@@ -11,7 +11,7 @@ import posenc
 
 
 class BytesWritten(TorchDispatchMode):
-    """Add up the bytes of every tensor an operator writes (its outputs, or its out=/in-place target)."""
+    """Add up the bytes of every tensor an operator writes (views write nothing)."""
 
     def __init__(self):
         super().__init__()
@@ -19,12 +19,9 @@ class BytesWritten(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        is_view = func._schema.name.split("::")[-1] in {"view", "slice", "split", "unsqueeze",
-                                                        "expand", "unflatten", "select", "alias"}
-        if not is_view and func._schema.name != "aten::empty_like":
+        if not func.is_view:  # an output, an out= target or an in-place target (a slice of one)
             outputs = result if isinstance(result, (tuple, list)) else [result]
-            self.bytes += sum(t.numel() * t.element_size() for t in outputs
-                              if isinstance(t, torch.Tensor))
+            self.bytes += sum(t.nbytes for t in outputs if isinstance(t, torch.Tensor))
         return result
 
 
@@ -33,23 +30,39 @@ def hf_eager(x, cos, sin):  # Hugging Face's formula, "half" layout
     return x * cos + torch.cat((-x2, x1), dim=-1) * sin
 
 
-def fused(x, cos, sin):  # write each half of the output in place: out = [x1 c - x2 s, x2 c + x1 s]
-    half = x.shape[-1] // 2
-    c, s = cos[..., :half], sin[..., :half]
-    x_view = x.unflatten(-1, (2, half))
-    out = torch.empty_like(x_view)
-    torch.mul(x_view, c.unsqueeze(-2), out=out)
-    out[..., 0, :].addcmul_(x_view[..., 1, :], s, value=-1)
-    out[..., 1, :].addcmul_(x_view[..., 0, :], s)
-    return out.flatten(-2)
-
-
-q = torch.randn(4, 16, 1024, 64)
-cos, sin = posenc.RotaryEmbedding(64).cos_sin(1024)
-assert torch.allclose(hf_eager(q, cos, sin), fused(q, cos, sin), atol=1e-5)
-size = q.numel() * q.element_size()
-for name, fn in [("clone", lambda x, c, s: x.clone()), ("hf_eager", hf_eager), ("fused", fused)]:
+torch.manual_seed(0)
+q = torch.randn(4, 16, 1024, 64)  # (batch, heads, seq, head_dim)
+size = q.nbytes
+tables = {layout: posenc.RotaryEmbedding(64, layout=layout).cos_sin(1024)
+          for layout in ("half", "interleaved")}  # fmt: skip
+assert torch.allclose(hf_eager(q, *tables["half"]), posenc.apply_rotary(q, *tables["half"]),
+                      atol=1e-5)  # fmt: skip
+written = {}
+for name, fn in [
+    ("clone", lambda: q.clone()),
+    ("hf_eager (half)", lambda: hf_eager(q, *tables["half"])),
+    ("posenc (half)", lambda: posenc.apply_rotary(q, *tables["half"], layout="half")),
+    ("posenc (interleaved)",
+     lambda: posenc.apply_rotary(q, *tables["interleaved"], layout="interleaved")),
+]:  # fmt: skip
     with BytesWritten() as counter:
-        fn(q, cos, sin)
-    print(f"{name:9} writes {counter.bytes / size:.1f}x the size of q")
+        fn()
+    written[name] = counter.bytes / size
+    print(f"{name:20} writes {written[name]:.2f}x the size of q")
 # --8<-- [end:count]
+
+# --8<-- [start:no_complex_half]
+# Half layout: pair i is (x_i, x_{i+32}). Make it a last axis of size 2 ...
+pairs = q.unflatten(-1, (2, 32)).transpose(-1, -2)  # (..., 32, 2)
+print("stride between the two numbers of a pair:", pairs.stride(-1))
+try:  # ... but a complex number needs its two parts next to each other in memory
+    torch.view_as_complex(pairs)
+except RuntimeError as error:
+    print("view_as_complex:", error)
+# --8<-- [end:no_complex_half]
+
+# the page's claims: the textbook formula writes 4.5 copies, posenc 2 (half) and 1 (interleaved,
+# plus the complex table cos + i sin: 1024 x 32 complex numbers, 1/64 of q here)
+assert written["clone"] == 1.0 and written["hf_eager (half)"] == 4.5
+assert written["posenc (half)"] == 2.0
+assert 1.0 < written["posenc (interleaved)"] <= 1.0 + 1 / 64
