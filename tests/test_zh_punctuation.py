@@ -21,6 +21,8 @@ def test_prose_is_fixed() -> None:
     assert zp.fix_line("先看公式(第 2 章),再看代码:") == "先看公式（第 2 章），再看代码："
     assert zp.fix_line('"猫抓老鼠"和"老鼠抓猫"') == "“猫抓老鼠”和“老鼠抓猫”"
     assert zp.fix_line("这样对吗?") == "这样对吗？"
+    # quotes pair from the left: English quoted words stay, the Chinese between is not "quoted"
+    assert zp.fix_line('对 "dog bites man" 和 "人咬狗"') == '对 "dog bites man" 和 “人咬狗”'
 
 
 def test_code_math_links_and_syntax_are_kept() -> None:

@@ -46,8 +46,19 @@ def _fix_prose(text: str) -> str:
     # a comma that ends a line of a Chinese paragraph (e.g. right after a formula)
     if re.search(f"[{HAN}]", text):
         text = re.sub(r",\s*$", "，", text)
-    # straight quotes around Chinese words
-    return re.sub(rf'"([^"\n]*[{HAN}][^"\n]*?)"', r"“\1”", text)
+    return _quotes(text)
+
+
+def _quotes(text: str) -> str:
+    """Straight quotes, taken in pairs from the left, become “ ” around Chinese words."""
+    parts = text.split('"')
+    if len(parts) % 2 == 0:  # an odd number of quotes: leave the line alone
+        return text
+    out = parts[0]
+    for quoted, after in zip(parts[1::2], parts[2::2], strict=True):
+        chinese = re.search(f"[{HAN}]", quoted)
+        out += (f"“{quoted}”" if chinese else f'"{quoted}"') + after
+    return out
 
 
 def fix_line(line: str) -> str:
