@@ -103,6 +103,9 @@ def test_chapter_page_weight(browser, site_url, lang) -> None:
         page.goto(chapter.rel, wait_until="networkidle")
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         page.wait_for_load_state("networkidle")
+        # the search index arrives 3 s after load (overrides/main.html): count it too
+        page.wait_for_timeout(3500)
+        page.wait_for_load_state("networkidle")
         total = 0
         for request in requests:
             sizes = request.sizes()
