@@ -71,7 +71,7 @@ serve: install  ## build and serve the whole site on http://127.0.0.1:8000 (en a
 	@$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
 
 test: build browser-deps  ## everything CI runs: the full site build, then every test
-	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest $(PYTEST_ARGS)
+	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest --durations=15 $(PYTEST_ARGS)
 
 # Headless Chromium and CJK fonts for the browser tests (Debian packages; apt-get as root,
 # or through sudo). Skipped when both are there already; POSENC_CHROMIUM names another
