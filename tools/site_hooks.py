@@ -111,8 +111,10 @@ def on_page_content(html: str, page, config, files, **kwargs) -> str:
 
 
 # Material fetches `sitemap.xml` relative to every <link rel="alternate"> in the head; with
-# i18n's page-level links that is a 404 per language on every page. The twins' addresses go
-# into <link rel="x-posenc-twin"> instead, read by overrides/main.html.
+# i18n's page-level links that is a 404 per language on every page. The twins' addresses move
+# into a hidden list at the top of the article instead: material's instant navigation swaps the
+# article in before it announces the new page, so overrides/main.html always reads the twins of
+# the page being shown (the head is merged later, and read too early it gave the previous one).
 _ALTERNATE = re.compile(r'<link rel="alternate" (href="[^"]*" hreflang="[^"]*")>')
 
 
@@ -148,8 +150,19 @@ def _inline_small_stylesheets(output: str, docs_dir: Path) -> str:
     return re.sub(r'<link rel="stylesheet" href="(?P<href>[^"]+)">', inline, output)
 
 
+def _move_twins_into_article(output: str) -> str:
+    twins = "".join(f"<a {attrs}></a>" for attrs in _ALTERNATE.findall(output))
+    output = _ALTERNATE.sub("", output)
+    return re.sub(
+        r'(<article class="md-content__inner[^"]*">)',
+        rf"\1<div hidden data-posenc-twins>{twins}</div>",
+        output,
+        count=1,
+    )
+
+
 def on_post_page(output: str, page, config, **kwargs) -> str:
-    output = _ALTERNATE.sub(r'<link rel="x-posenc-twin" \1>', output)
+    output = _move_twins_into_article(output)
     output = _inline_small_stylesheets(output, Path(config.docs_dir))
     language = getattr(page.file, "locale", None) or config.theme.get("language", "en")
     output = output.replace(_NOTEBOOK_ALT, _NOTEBOOK_ALT_BY_LANGUAGE.get(language, _NOTEBOOK_ALT))
