@@ -78,7 +78,9 @@ def expand(page: Path) -> str:
     return "\n".join(snippets.run(lines))
 
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$", re.MULTILINE)
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$", re.MULTILINE
+)
 
 
 def _normalise_fences(text: str) -> str:

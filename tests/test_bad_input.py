@@ -15,6 +15,7 @@ CASES = [
     ("rotary_dim > head_dim", lambda: posenc.RotaryEmbedding(8, rotary_dim=16), ValueError, "rotary_dim"),
     ("odd rotary_dim", lambda: posenc.RotaryEmbedding(8, rotary_dim=3), ValueError, "rotary_dim"),
     ("unknown layout", lambda: posenc.RotaryEmbedding(8, layout="gptj"), ValueError, "layout.*'half'"),
+    ("compiled not a bool", lambda: posenc.RotaryEmbedding(8, compiled="yes"), TypeError, "compiled must be True or False"),
     ("unknown layout (pure)", lambda: posenc.apply_rotary(q4, q4, q4, layout="x"), ValueError, "layout"),
     ("unknown rope_type", lambda: posenc.rope_inv_freq(8, scaling={"rope_type": "ntk"}), ValueError, "rope_type.*yarn"),
     ("missing rope_type", lambda: posenc.rope_inv_freq(8, scaling={"factor": 2.0}), ValueError, "rope_type"),

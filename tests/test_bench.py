@@ -46,18 +46,27 @@ def _rope_row(layout: str, impl: str, ratio: float) -> dict:
 def test_targets_report_each_target_and_layout_honestly() -> None:
     rows = [_rope_row("half", "copy", 1.0), _rope_row("half", "hf_eager", 7.0),
             _rope_row("half", "posenc", 3.5),  # twice as fast, but far from the copy
+            _rope_row("half", "posenc_compiled", 1.4),
             _rope_row("interleaved", "copy", 1.0), _rope_row("interleaved", "hf_eager", 6.0),
-            _rope_row("interleaved", "posenc", 1.2)]  # fmt: skip
+            _rope_row("interleaved", "posenc", 1.2),
+            _rope_row("interleaved", "posenc_compiled", 4.0)]  # near neither  # fmt: skip
     lines = {
-        line.split()[2]: line
+        (line.split()[2], line.split()[4]): line
         for line in bench.targets({"results": rows}).splitlines()
         if "rope" in line
     }
-    assert lines["half"].endswith(
+    assert len(lines) == 4  # each layout and implementation once; "compiled" has no row
+    assert lines["half", "posenc"].endswith(
         "(<= 1.5: NOT met), 2.00x faster than hf_eager (>= 2: met): NOT met"
     )
-    assert lines["interleaved"].endswith(
+    assert lines["half", "posenc_compiled"].endswith(
         "(<= 1.5: met), 5.00x faster than hf_eager (>= 2: met): met"
+    )
+    assert lines["interleaved", "posenc"].endswith(
+        "(<= 1.5: met), 5.00x faster than hf_eager (>= 2: met): met"
+    )
+    assert lines["interleaved", "posenc_compiled"].endswith(
+        "(<= 1.5: NOT met), 1.50x faster than hf_eager (>= 2: NOT met): NOT met"
     )
 
 
@@ -89,5 +98,5 @@ def test_committed_results_are_complete() -> None:
     rope = [r for r in results["results"] if r["bench"] == "rope"]
     assert {r["shape"][2] for r in rope} >= {1024}
     impls = {r["impl"] for r in rope}
-    assert impls >= {"copy", "posenc", "hf_eager", "stack_flatten", "compiled"}
+    assert impls >= {"copy", "posenc", "posenc_compiled", "hf_eager", "stack_flatten", "compiled"}
     assert "fused" not in impls  # posenc itself is the fused formulation now

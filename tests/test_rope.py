@@ -1,5 +1,11 @@
 """RoPE: equivalence with transformers (Llama, GPT-NeoX, GPT-J), properties, precision, caching,
-gradients, memory traffic."""
+gradients, memory traffic, the compiled kernel."""
+
+import math
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -379,3 +385,114 @@ def test_cuda_tables_are_built_on_the_device():
     torch.testing.assert_close(out.float().cpu(), reference, atol=2e-2, rtol=2e-2)
     rope(q, q)
     assert all(key[0].type in ("cuda", "cpu") for key in rope._tables)
+
+
+# ── RotaryEmbedding(compiled=True): one generated kernel for q and k ────────
+
+
+@pytest.fixture
+def fresh_compiler():
+    # Each test compiles its own variants; a shared cache would count them all against
+    # torch's limit of 8 recompilations per function.
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_compiled_rotation_matches_eager_in_every_call_form(layout, fresh_compiler):
+    # partial rotary (12 of 16 channels), grouped-query keys, offsets, per-row positions,
+    # and a decoding step of length 1: each form gives exactly what the eager ops give
+    eager = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12)
+    compiled = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12, compiled=True)
+    q, k = torch.randn(2, 4, 7, 16), torch.randn(2, 2, 7, 16)
+    per_row = torch.tensor([[0, 1, 2, 3, 4, 5, 6], [0, 0, 0, 1, 2, 3, 4]])
+    for args, kwargs in [
+        ((q, k), {}),
+        ((q, k), {"offset": 5}),
+        ((q, k, per_row), {}),
+        ((q[:, :, -1:], k[:, :, -1:]), {"offset": 7}),
+    ]:
+        for got, want in zip(compiled(*args, **kwargs), eager(*args, **kwargs), strict=True):
+            torch.testing.assert_close(got, want, atol=ATOL, rtol=0)
+
+
+def test_compiled_rotation_rounds_bfloat16_no_worse_than_eager(fresh_compiler):
+    # The kernel computes in float32 and rounds once; the eager ops round after each op.
+    rope = posenc.RotaryEmbedding(64)
+    compiled = posenc.RotaryEmbedding(64, compiled=True)
+    q = torch.randn(1, 4, 64, 64).bfloat16()
+    exact, _ = rope(q.double(), q.double(), offset=4000)
+    got, _ = compiled(q, q, offset=4000)
+    eager, _ = rope(q, q, offset=4000)
+    assert got.dtype == torch.bfloat16
+    assert (got.double() - exact).abs().max() <= (eager.double() - exact).abs().max() * 1.25
+
+
+def test_compiled_rotation_gradients_match_eager(fresh_compiler):
+    q = torch.randn(1, 2, 6, 8, dtype=torch.float64, requires_grad=True)
+    k = torch.randn(1, 2, 6, 8, dtype=torch.float64, requires_grad=True)
+    upstream = torch.randn(2, 1, 2, 6, 8, dtype=torch.float64)
+    grads = []
+    for compiled in (False, True):
+        out_q, out_k = posenc.RotaryEmbedding(8, compiled=compiled)(q, k)
+        grads.append(torch.autograd.grad((out_q, out_k), (q, k), tuple(upstream)))
+    for got, want in zip(grads[1], grads[0], strict=True):
+        torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_compiled_rotation_is_one_kernel_writing_only_the_outputs(layout, fresh_compiler):
+    # The claim behind the speed: one loop reads q and k and writes each result once. In the
+    # code inductor generates that is one kernel and no buffer besides the two outputs.
+    from torch._inductor.utils import run_and_get_code
+
+    rope = posenc.RotaryEmbedding(16, layout=layout, compiled=True)
+    q, k = torch.randn(2, 4, 5, 16), torch.randn(2, 2, 5, 16)
+    _, sources = run_and_get_code(rope, q, k)
+    code = "\n".join(sources)
+    kernels = re.findall(r"^(\w+) = async_compile\.", code, flags=re.MULTILINE)
+    buffers = re.findall(r"empty_strided_cpu\(\(([\d, ]+)\)", code)
+    assert len(kernels) == 1, kernels
+    assert sorted(math.prod(map(int, b.split(","))) for b in buffers) == [k.numel(), q.numel()]
+
+
+def test_compiled_flag_is_harmless_inside_a_compiled_model(fresh_compiler):
+    # Under an outer torch.compile the module uses the eager form, which the outer compiler
+    # fuses itself (no nested compile).
+    rope = posenc.RotaryEmbedding(8, compiled=True)
+    q = torch.randn(1, 2, 5, 8)
+    outer = torch.compile(lambda q: rope(q, q), fullgraph=True, backend="eager")
+    torch.testing.assert_close(outer(q), posenc.RotaryEmbedding(8)(q, q))
+
+
+def test_compiled_rotation_without_a_compiler_names_the_way_out(tmp_path):
+    # A fresh process with a fresh inductor cache and no usable C++ compiler.
+    script = """
+import torch, posenc
+torch._inductor.config.cpp.cxx = ("/nonexistent/c++",)
+q = torch.randn(1, 2, 5, 8)
+try:
+    posenc.RotaryEmbedding(8, compiled=True)(q, q)
+except RuntimeError as error:
+    print("RuntimeError:", error)
+"""
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path), "CXX": "/nonexistent/c++"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert "RuntimeError: RotaryEmbedding(compiled=True) could not compile" in done.stdout, (
+        done.stdout + done.stderr
+    )
+    assert "compiled=False" in done.stdout
+
+
+def test_compiled_rotation_takes_any_length_after_the_first_change(fresh_compiler):
+    # After one change of sequence length torch.compile makes that dimension dynamic, so a
+    # decoding loop (one new length per step) does not compile again at every step.
+    rope = posenc.RotaryEmbedding(8, compiled=True)
+    for seq in (5, 6):
+        rope(torch.randn(1, 2, seq, 8), torch.randn(1, 2, seq, 8))
+    with torch._dynamo.config.patch(error_on_recompile=True):
+        for seq in (7, 9, 30):
+            rope(torch.randn(1, 2, seq, 8), torch.randn(1, 2, seq, 8))

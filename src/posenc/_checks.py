@@ -52,6 +52,13 @@ def check_positive(name: str, value: object) -> float:
     return float(value)
 
 
+def check_bool(name: str, value: object) -> bool:
+    """Check that ``value`` is True or False (not a truthy int or string)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return value
+
+
 def check_choice(name: str, value: object, allowed: Iterable[str]) -> str:
     """Check that ``value`` is one of ``allowed``."""
     allowed = tuple(allowed)
