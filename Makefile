@@ -99,8 +99,8 @@ bench: install  ## run the benchmark suite (CPU; CUDA too when present) into ben
 
 # the same checks as .pre-commit-config.yaml (tests/test_scaffold.py keeps the two in step)
 lint: install  ## ruff, twin parity, zh punctuation, snippet paths, fast tests (as pre-commit)
-	@$(VENV)/bin/ruff check src tests tools snippets
-	@$(VENV)/bin/ruff format --check src tests tools snippets
+	@$(VENV)/bin/ruff check src tests tools snippets benchmarks experiments
+	@$(VENV)/bin/ruff format --check src tests tools snippets benchmarks experiments
 	@$(PY) tools/parity.py
 	@$(PY) tools/zh_punctuation.py
 	@$(PY) tools/check_snippets.py

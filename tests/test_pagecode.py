@@ -5,7 +5,7 @@ from __future__ import annotations
 import pagecode
 import pytest
 
-PAGE = '''# Page
+PAGE = """# Page
 
 ```python title="snippets/why_position/permutation.py"
 --8<-- "snippets/why_position/permutation.py:equivariance"
@@ -36,7 +36,7 @@ import torch; torch.zeros(1, device="cuda")
 ```text
 not code
 ```
-'''
+"""
 
 
 def _blocks(tmp_path, monkeypatch, text):

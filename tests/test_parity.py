@@ -65,9 +65,14 @@ def test_outdated_translations_are_a_warning_not_an_error() -> None:
 
 
 def _git(repo: Path, *args: str, when: int | None = None) -> None:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org",
-           "PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(repo)}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+        "HOME": str(repo),
+    }
     if when is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
     subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
@@ -91,8 +96,7 @@ def _repo(tmp_path: Path, monkeypatch) -> Path:
 def test_translation_older_than_its_original_is_reported(tmp_path, monkeypatch) -> None:
     docs = _repo(tmp_path, monkeypatch)
     assert parity.last_change(docs / "p.zh.md") == 1_700_000_000
-    assert parity.outdated_translations() == [
-        "p.zh.md: older than p.md (outdated translation)"]
+    assert parity.outdated_translations() == ["p.zh.md: older than p.md (outdated translation)"]
     assert parity.all_differences() == []  # a warning, not a difference
     # an uncommitted change counts as now: the translation is then the newer one
     (docs / "p.zh.md").write_text("# 标题\n\n新的正文。\n", encoding="utf-8")
@@ -121,8 +125,10 @@ def test_notebook_twins_must_share_their_code(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(parity, "DOCS", tmp_path)
 
     def notebook(name: str, code: str) -> Path:
-        cells = [{"cell_type": "markdown", "source": ["text"]},
-                 {"cell_type": "code", "source": [code]}]
+        cells = [
+            {"cell_type": "markdown", "source": ["text"]},
+            {"cell_type": "code", "source": [code]},
+        ]
         (tmp_path / name).write_text(json.dumps({"cells": cells}), encoding="utf-8")
         return tmp_path / name
 

@@ -168,22 +168,29 @@ def _search_hits(word: str) -> set[str]:
     U+200B between the words when the index was built."""
     index = json.loads((SITE / "search" / "search_index.json").read_text(encoding="utf-8"))
     separator = re.compile(index["config"]["separator"])
-    return {doc["location"].split("#")[0] for doc in index["docs"]
-            if word in {t.lower() for t in separator.split(doc["title"] + " " + doc["text"])}}
+    return {
+        doc["location"].split("#")[0]
+        for doc in index["docs"]
+        if word in {t.lower() for t in separator.split(doc["title"] + " " + doc["text"])}
+    }
 
 
-@pytest.mark.parametrize(("word", "page"), [
-    ("位置", "zh/chapters/01-why-position/"),
-    ("编码", "zh/chapters/01-why-position/"),
-    ("置换", "zh/chapters/01-why-position/"),
-    ("permutation", "chapters/01-why-position/"),
-])
+@pytest.mark.parametrize(
+    ("word", "page"),
+    [
+        ("位置", "zh/chapters/01-why-position/"),
+        ("编码", "zh/chapters/01-why-position/"),
+        ("置换", "zh/chapters/01-why-position/"),
+        ("permutation", "chapters/01-why-position/"),
+    ],
+)
 def test_search_finds_words_in_both_languages(word: str, page: str) -> None:
     assert page in _search_hits(word)
 
 
-@pytest.mark.parametrize(("word", "page"), [("旋转", "zh/chapters/05-rope/"),
-                                            ("rotary", "chapters/05-rope/")])
+@pytest.mark.parametrize(
+    ("word", "page"), [("旋转", "zh/chapters/05-rope/"), ("rotary", "chapters/05-rope/")]
+)
 def test_search_finds_the_rope_chapter(word: str, page: str) -> None:
     if not (SITE / page).is_dir():
         pytest.skip("the RoPE chapter is not built")
@@ -201,6 +208,9 @@ def test_in_page_anchors_resolve(page: Path) -> None:
     tags = _parse(page).tags
     ids = {attrs["id"] for _, attrs in tags if attrs.get("id")}
     ids |= {attrs["name"] for tag, attrs in tags if tag == "a" and attrs.get("name")}
-    targets = {attrs["href"][1:] for tag, attrs in tags
-               if tag == "a" and attrs.get("href", "").startswith("#") and len(attrs["href"]) > 1}
+    targets = {
+        attrs["href"][1:]
+        for tag, attrs in tags
+        if tag == "a" and attrs.get("href", "").startswith("#") and len(attrs["href"]) > 1
+    }
     assert not targets - ids, f"links to missing anchors: {sorted(targets - ids)}"

@@ -52,7 +52,8 @@ def test_figures_are_byte_identical(tmp_path: Path) -> None:
                 built,
                 pool.map(
                     lambda rel: figures.draw(ROOT / rel, tmp_path / rel.replace("/", "_")), built
-                ), strict=True,
+                ),
+                strict=True,
             )
         )
     for script_rel, names in built.items():

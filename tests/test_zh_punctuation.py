@@ -26,11 +26,21 @@ def test_prose_is_fixed() -> None:
 
 
 def test_code_math_links_and_syntax_are_kept() -> None:
-    for line in ("调用 `f(x, y)`:", "公式 \\(a, b\\) 中", "见 [链接](https://a.b/c,d)",
-                 "English (only), here: fine", '--8<-- "snippets/x.py:part"'):
+    for line in (
+        "调用 `f(x, y)`:",
+        "公式 \\(a, b\\) 中",
+        "见 [链接](https://a.b/c,d)",
+        "English (only), here: fine",
+        '--8<-- "snippets/x.py:part"',
+    ):
         kept = zp.fix_line(line)
-        for protected in ("`f(x, y)`", "\\(a, b\\)", "(https://a.b/c,d)", "(only), here:",
-                          '"snippets/x.py:part"'):
+        for protected in (
+            "`f(x, y)`",
+            "\\(a, b\\)",
+            "(https://a.b/c,d)",
+            "(only), here:",
+            '"snippets/x.py:part"',
+        ):
             if protected in line:
                 assert protected in kept
     assert zp.fix_line('!!! warning "常见错误:斜率"') == '!!! warning "常见错误：斜率"'

@@ -127,8 +127,10 @@ def outdated_translations() -> list[str]:
         if any(page.name.endswith(f".{lang}{page.suffix}") for lang in LANGS):
             original = twin_of(page)
             if original.exists() and last_change(page) < last_change(original):
-                found.append(f"{page.relative_to(DOCS).as_posix()}: older than "
-                             f"{original.relative_to(DOCS).as_posix()} (outdated translation)")
+                found.append(
+                    f"{page.relative_to(DOCS).as_posix()}: older than "
+                    f"{original.relative_to(DOCS).as_posix()} (outdated translation)"
+                )
     return found
 
 

@@ -96,11 +96,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_error(404)
             return
         suffix = path.suffix.lower()
-        ctype = (_TYPES.get(suffix) or mimetypes.guess_type(path.name)[0]
-                 or "application/octet-stream")
+        ctype = (
+            _TYPES.get(suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        )
         accepts_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
-        data = _content(str(path), path.stat().st_mtime_ns, suffix in _COMPRESS and accepts_gzip,
-                        self.server.rebase)
+        data = _content(
+            str(path),
+            path.stat().st_mtime_ns,
+            suffix in _COMPRESS and accepts_gzip,
+            self.server.rebase,
+        )
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))

@@ -19,9 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import parity  # noqa: E402
 
 NOTICE = {
-    "zh": ('!!! warning outdated-translation "译文可能已过时"\n'
-           "    英文原文在这篇译文之后又有改动(英文版 {original},中文版 {translation})。"
-           '内容如有出入,以<a href="{href}" hreflang="en">英文版</a>为准。\n'),
+    "zh": (
+        '!!! warning outdated-translation "译文可能已过时"\n'
+        "    英文原文在这篇译文之后又有改动(英文版 {original},中文版 {translation})。"
+        '内容如有出入,以<a href="{href}" hreflang="en">英文版</a>为准。\n'
+    ),
 }
 
 
@@ -45,8 +47,9 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
     # the original's address, relative to this page: zh/chapters/x/ -> ../../../chapters/x/
     url = page.url
     href = "../" * url.count("/") + url.removeprefix(f"{lang}/")
-    notice = NOTICE[lang].format(original=_date(original_changed), translation=_date(changed),
-                                 href=href or "./")
+    notice = NOTICE[lang].format(
+        original=_date(original_changed), translation=_date(changed), href=href or "./"
+    )
     # after the page title if there is one, so the title stays first
     title = re.search(r"^# .*\n", markdown, flags=re.MULTILINE)
     at = title.end() if title else 0

@@ -94,7 +94,7 @@ def fix_text(text: str) -> str:
         elif re.match(r"^\s*(```|~~~)", line):
             fenced = not fenced
         elif front and line.startswith("description:"):
-            line = "description: " + fix_line(line[len("description:"):].lstrip())
+            line = "description: " + fix_line(line[len("description:") :].lstrip())
         elif not fenced and not front:
             line = fix_line(line)
         out.append(line)
@@ -121,8 +121,10 @@ def main() -> int:
                 bad += 1
                 print(f"{page.relative_to(ROOT)}:{n}: {a.strip()[:100]}")
     if bad:
-        print(f"{bad} line(s) use ASCII punctuation in Chinese prose: run "
-              "`python tools/zh_punctuation.py --fix`")
+        print(
+            f"{bad} line(s) use ASCII punctuation in Chinese prose: run "
+            "`python tools/zh_punctuation.py --fix`"
+        )
     return 1 if bad else 0
 
 

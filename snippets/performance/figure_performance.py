@@ -27,44 +27,46 @@ def series(rows, bench, impl, key, layout=None):
 
 def draw_performance(results, path="performance-cpu.svg"):
     rows = results["results"]
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), constrained_layout=True)
-    colors = {"posenc": "C0", "hf_eager": "C1", "compiled": "C2", "stack_flatten": "C4"}
-    for layout, line in [("half", "-"), ("interleaved", ":")]:
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7.4), constrained_layout=True)
+    colors = {
+        "posenc": "C0",
+        "posenc_compiled": "C3",
+        "hf_eager": "C1",
+        "compiled": "C2",
+        "stack_flatten": "C4",
+    }
+    for ax, layout in zip(axes[0], ["half", "interleaved"], strict=True):
         for impl, color in colors.items():
             x, y = series(rows, "rope", impl, "ratio", layout=layout)
             if x:
-                axes[0].semilogx(
-                    x,
-                    y,
-                    color=color,
-                    marker="o",
-                    linestyle=line,
-                    base=2,
-                    label=f"{impl} ({layout})",
-                )
-    axes[0].axhline(1.0, color="k", linestyle="--", label="copy")
-    axes[0].axhline(1.5, color="k", linestyle="-.", linewidth=0.8, label="target 1.5x copy")
-    axes[0].set(
-        title="RoPE: time / copy time",
-        xlabel="sequence length L",
-        ylabel="ratio to the copy",
-        ylim=(0, None),
-    )
+                ax.semilogx(x, y, color=color, marker="o", base=2, label=impl)
+        ax.axhline(1.0, color="k", linestyle="--", label="copy")
+        ax.axhline(1.5, color="k", linestyle="-.", linewidth=0.8, label="target 1.5x copy")
+        ax.set(
+            title=f"RoPE, {layout} layout: time / copy time",
+            xlabel="sequence length L",
+            ylabel="ratio to the copy",
+            ylim=(0, None),
+        )
+    bandwidth = axes[1, 0]
     for layout, line in [("half", "-"), ("interleaved", ":")]:
-        x, y = series(rows, "rope", "posenc", "gb_per_s", layout=layout)
-        axes[1].semilogx(
-            x, y, color="C0", marker="o", linestyle=line, base=2, label=f"posenc ({layout})"
-        )
+        for impl in ("posenc", "posenc_compiled"):
+            x, y = series(rows, "rope", impl, "gb_per_s", layout=layout)
+            bandwidth.semilogx(
+                x,
+                y,
+                color=colors[impl],
+                marker="o",
+                linestyle=line,
+                base=2,
+                label=f"{impl} ({layout})",
+            )
         x, y = series(rows, "rope", "copy", "gb_per_s", layout=layout)
-        axes[1].semilogx(
-            x,
-            y,
-            color="k",
-            linestyle="--" if layout == "half" else ":",
-            base=2,
+        bandwidth.semilogx(
+            x, y, color="k", linestyle="--" if layout == "half" else ":", base=2,
             label=f"copy = limit ({layout})",
-        )
-    axes[1].set(
+        )  # fmt: skip
+    bandwidth.set(
         title="RoPE: achieved bandwidth", xlabel="sequence length L", ylabel="GB/s", ylim=(0, None)
     )
     for impl, style in [
@@ -75,12 +77,19 @@ def draw_performance(results, path="performance-cpu.svg"):
     ]:
         x, y = series(rows, "alibi", impl, "median_ms")
         if x:
-            axes[2].loglog(x, y, style, label=impl, base=2)
-    axes[2].set(
+            axes[1, 1].loglog(x, y, style, label=impl, base=2)
+    axes[1, 1].set(
         title="ALiBi attention (causal)", xlabel="sequence length L", ylabel="median time (ms)"
     )
-    for ax in axes:
+    # one legend for the two RoPE panels, above them, so no line hides behind it
+    labels = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            labels.setdefault(label, handle)
+    fig.legend(labels.values(), labels.keys(), loc="outside upper center", ncol=7, fontsize=8)
+    for ax in axes[1]:
         ax.legend(fontsize=7)
+    for ax in axes.flat:
         ax.grid(True, which="both", alpha=0.3)
     fig.savefig(path)
 

@@ -28,6 +28,8 @@ from browsing import (  # noqa: E402
 from serve_site import SiteServer  # noqa: E402
 
 ROOT = sitepages.ROOT
+
+
 def _missing(what: str) -> None:
     if os.environ.get("POSENC_REQUIRE_BROWSER") == "1":
         pytest.fail(what, pytrace=False)
@@ -53,8 +55,10 @@ def site_url() -> str:
 def browser():
     executable = chromium_path()
     if executable is None:
-        _missing("Chromium not found: `make browser-deps` installs it (apt-get install chromium "
-                 "fonts-noto-cjk); POSENC_CHROMIUM=/path/to/chrome uses another one")
+        _missing(
+            "Chromium not found: `make browser-deps` installs it (apt-get install chromium "
+            "fonts-noto-cjk); POSENC_CHROMIUM=/path/to/chrome uses another one"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -41,7 +41,9 @@ def test_language_switch_goes_to_the_twin_and_back(page, site_page, site_url) ->
         _switch_language(page, lang)
         page.wait_for_url(site_url + twin.rel)
         assert page.evaluate(SWITCH_JS) == {
-            DEFAULT: site_url + site_page.rel, lang: site_url + twin.rel}
+            DEFAULT: site_url + site_page.rel,
+            lang: site_url + twin.rel,
+        }
         _switch_language(page, DEFAULT)
         page.wait_for_url(site_url + site_page.rel)
     assert not page.watch.problems
@@ -62,14 +64,18 @@ def test_instant_navigation_keeps_formulas_and_language_switch(page, lang, site_
     page.evaluate("window.__sameDocument = true")  # gone if a page loads the normal way
     problems = []
     for target in targets:
-        page.evaluate("""url => { const a = document.createElement('a'); a.href = url;
+        page.evaluate(
+            """url => { const a = document.createElement('a'); a.href = url;
                                   document.body.appendChild(a); a.click(); }""",
-                      site_url + target.rel)
+            site_url + target.rel,
+        )
         page.wait_for_url(site_url + target.rel)
         # material swaps the content in after the URL changes; wait for the new title
         page.wait_for_function(
             "rel => document.querySelector('link[rel=canonical]')?.href.endsWith('/' + rel)"
-            " || location.pathname === '/' + rel", arg=target.rel)
+            " || location.pathname === '/' + rel",
+            arg=target.rel,
+        )
         if not page.evaluate("window.__sameDocument === true"):
             problems.append(f"{target}: reached by a full page load, not instant navigation")
             page.evaluate("window.__sameDocument = true")
@@ -77,8 +83,10 @@ def test_instant_navigation_keeps_formulas_and_language_switch(page, lang, site_
         switch = page.evaluate(SWITCH_JS)
         twin = target.twin
         if switch.get(twin.lang) != site_url + twin.rel:
-            problems.append(f"{target}: language switch points to {switch.get(twin.lang)}, "
-                            f"not to its twin {twin}")
+            problems.append(
+                f"{target}: language switch points to {switch.get(twin.lang)}, "
+                f"not to its twin {twin}"
+            )
     problems += page.watch.problems
     assert not problems, "\n".join(problems)
 

@@ -9,8 +9,10 @@ from browsing import DESKTOP, MOBILE, SCREENSHOTS, new_context
 
 pytestmark = pytest.mark.browser
 
-WIDTHS = {"desktop": {"viewport": DESKTOP},
-          "mobile": {"viewport": MOBILE, "is_mobile": True, "has_touch": True}}
+WIDTHS = {
+    "desktop": {"viewport": DESKTOP},
+    "mobile": {"viewport": MOBILE, "is_mobile": True, "has_touch": True},
+}
 
 
 @pytest.mark.parametrize("width", WIDTHS)

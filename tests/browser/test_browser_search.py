@@ -21,7 +21,7 @@ FIRST = sitepages.page_with("01-why-position")
 
 def _text(page: sitepages.Page) -> str:
     html = page.file.read_text(encoding="utf-8")
-    body = html.split('<article', 1)[-1].split("</article>", 1)[0]
+    body = html.split("<article", 1)[-1].split("</article>", 1)[0]
     return unescape(re.sub(r"<[^>]+>", "", body)).replace("\u200b", "").lower()
 
 
@@ -35,8 +35,9 @@ def _search(page, term: str) -> list[str]:
     return page.evaluate(RESULTS_JS)
 
 
-def _check(page, site_url: str, term: str, start: str, expected: sitepages.Page,
-           stem: str | None = None) -> None:
+def _check(
+    page, site_url: str, term: str, start: str, expected: sitepages.Page, stem: str | None = None
+) -> None:
     page.goto(start)
     links = _search(page, term)
     assert links, f"no results for {term!r}"
@@ -65,30 +66,39 @@ def _check(page, site_url: str, term: str, start: str, expected: sitepages.Page,
         if not any(w.lower() in _text(target) for w in words):
             problems.append(f"result {link} contains none of {words}")
     if expected not in found:
-        problems.append(f"{expected} is not among the results for {term!r}: "
-                        f"{sorted(map(str, found))}")
+        problems.append(
+            f"{expected} is not among the results for {term!r}: {sorted(map(str, found))}"
+        )
     problems += page.watch.problems
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.skipif(FIRST is None, reason="chapter 01-why-position is not in the built site")
-@pytest.mark.parametrize(("term", "stem", "lang"), [
-    ("permutation", "permut", "en"),   # the English index stems words: permutation -> permut
-    ("置换", None, "zh"),
-    ("位置", None, "zh"),
-    ("位置编码", None, "zh"),
-])
+@pytest.mark.parametrize(
+    ("term", "stem", "lang"),
+    [
+        ("permutation", "permut", "en"),  # the English index stems words: permutation -> permut
+        ("置换", None, "zh"),
+        ("位置", None, "zh"),
+        ("位置编码", None, "zh"),
+    ],
+)
 def test_search_finds_the_first_chapter(page, site_url, term, stem, lang) -> None:
     start = "" if lang == "en" else "zh/"
     _check(page, site_url, term, start, FIRST.in_lang(lang), stem)
 
 
-@pytest.mark.skipif(ROPE_EN is None, reason="no RoPE chapter (chapters/*rope*) in the built "
-                    "site yet; it is being written")
-@pytest.mark.parametrize(("term", "stem", "lang"), [
-    ("rotary", "rotar", "en"),
-    ("旋转", None, "zh"),
-])
+@pytest.mark.skipif(
+    ROPE_EN is None,
+    reason="no RoPE chapter (chapters/*rope*) in the built site yet; it is being written",
+)
+@pytest.mark.parametrize(
+    ("term", "stem", "lang"),
+    [
+        ("rotary", "rotar", "en"),
+        ("旋转", None, "zh"),
+    ],
+)
 def test_search_finds_the_rope_chapter(page, site_url, term, stem, lang) -> None:
     start = "" if lang == "en" else "zh/"
     _check(page, site_url, term, start, ROPE_EN.in_lang(lang), stem)
