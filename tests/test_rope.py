@@ -407,13 +407,18 @@ def test_compiled_rotation_matches_eager_in_every_call_form(layout, fresh_compil
     compiled = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12, compiled=True)
     q, k = torch.randn(2, 4, 7, 16), torch.randn(2, 2, 7, 16)
     per_row = torch.tensor([[0, 1, 2, 3, 4, 5, 6], [0, 0, 0, 1, 2, 3, 4]])
+    # as a model makes them: a (batch, seq, heads, head_dim) projection seen as (b, h, s, d)
+    q_from_projection = torch.randn(2, 7, 4, 16).transpose(1, 2)
     for args, kwargs in [
         ((q, k), {}),
         ((q, k), {"offset": 5}),
         ((q, k, per_row), {}),
         ((q[:, :, -1:], k[:, :, -1:]), {"offset": 7}),
+        ((q_from_projection, k), {}),
+        ((q.double(), k), {}),  # each tensor keeps its own dtype
     ]:
         for got, want in zip(compiled(*args, **kwargs), eager(*args, **kwargs), strict=True):
+            assert got.dtype == want.dtype
             torch.testing.assert_close(got, want, atol=ATOL, rtol=0)
 
 

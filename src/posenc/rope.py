@@ -208,11 +208,12 @@ def _rotate_qk(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     # q and k in one graph, so the compiler can emit one kernel for both.
     pair = slice(0, cos.shape[-1] // 2) if layout == "half" else slice(0, None, 2)
-    cos, sin = cos[..., pair].to(q.dtype), sin[..., pair].to(q.dtype)
+    cos, sin = cos[..., pair], sin[..., pair]
     rotary_dim = cos.shape[-1] * 2
 
     def rotate(x: torch.Tensor) -> torch.Tensor:
-        rotated = _rotate_pairs(x[..., :rotary_dim], cos, sin, layout)
+        # tables in x's dtype, as apply_rotary does: the result keeps x's dtype
+        rotated = _rotate_pairs(x[..., :rotary_dim], cos.to(x.dtype), sin.to(x.dtype), layout)
         if rotary_dim == x.shape[-1]:
             return rotated
         return torch.cat((rotated, x[..., rotary_dim:]), dim=-1)
