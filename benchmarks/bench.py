@@ -14,6 +14,10 @@ is the cheapest thing that does the same memory traffic: ``clone()`` of the inpu
 (an out-of-place op must at least read and write them), attention without a bias for ALiBi,
 filling a table of the same size for the sinusoidal table.
 
+``mul_table`` is no rotation but a second yardstick: ``q * cos, k * cos``, one pass that reads
+a table as large as the ones a rotation reads (a full-width table holds as many numbers as the
+per-pair cosines and sines together), which the copy does not.
+
 ``posenc`` is ``posenc.RotaryEmbedding(head_dim, layout=...)(q, k)``: one complex product for
 the interleaved layout in float32/float64, ``x * cos`` then one ``addcmul_`` into each half of
 the output otherwise. ``posenc_compiled`` is the same module with ``compiled=True``: one kernel
@@ -183,6 +187,8 @@ def bench_rope(cfg: dict, device: str, out: dict) -> None:
             reference = rope_hf_eager(q.float(), cos.float(), sin.float(), layout)
             candidates = {
                 "copy": lambda: (q.clone(), k.clone()),
+                # not a rotation: one pass that also reads a table as large as the rotation's
+                "mul_table": lambda: (q * cos, k * cos),
                 "posenc": lambda: rope(q, k),
                 "hf_eager": lambda: (
                     rope_hf_eager(q, cos, sin, layout),
@@ -203,7 +209,7 @@ def bench_rope(cfg: dict, device: str, out: dict) -> None:
                 )
             tol = 1e-5 if dtype == torch.float32 else 2e-2
             for name, fn in candidates.items():  # every candidate computes the same rotation
-                if name != "copy":
+                if name not in ("copy", "mul_table"):
                     got = fn()[0].float()
                     if not torch.allclose(got, reference, atol=tol, rtol=tol):
                         raise AssertionError(f"rope {layout} {name} disagrees with the reference")

@@ -34,6 +34,7 @@ def draw_performance(results, path="performance-cpu.svg"):
         "hf_eager": "C1",
         "compiled": "C2",
         "stack_flatten": "C4",
+        "mul_table": "C7",
     }
     for ax, layout in zip(axes[0], ["half", "interleaved"], strict=True):
         for impl, color in colors.items():
@@ -86,7 +87,7 @@ def draw_performance(results, path="performance-cpu.svg"):
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             labels.setdefault(label, handle)
-    fig.legend(labels.values(), labels.keys(), loc="outside upper center", ncol=7, fontsize=8)
+    fig.legend(labels.values(), labels.keys(), loc="outside upper center", ncol=5, fontsize=8)
     for ax in axes[1]:
         ax.legend(fontsize=7)
     for ax in axes.flat:
