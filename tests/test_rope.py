@@ -446,14 +446,16 @@ def test_compiled_rotation_gradients_match_eager(fresh_compiler):
         torch.testing.assert_close(got, want)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
-def test_compiled_rotation_is_one_kernel_writing_only_the_outputs(layout, fresh_compiler):
+def test_compiled_rotation_is_one_kernel_writing_only_the_outputs(layout, dtype, fresh_compiler):
     # The claim behind the speed: one loop reads q and k and writes each result once. In the
-    # code inductor generates that is one kernel and no buffer besides the two outputs.
+    # code inductor generates that is one kernel and no buffer besides the two outputs, in
+    # either layout and also in bfloat16, where eager posenc needs two passes in both layouts.
     from torch._inductor.utils import run_and_get_code
 
     rope = posenc.RotaryEmbedding(16, layout=layout, compiled=True)
-    q, k = torch.randn(2, 4, 5, 16), torch.randn(2, 2, 5, 16)
+    q, k = torch.randn(2, 4, 5, 16, dtype=dtype), torch.randn(2, 2, 5, 16, dtype=dtype)
     _, sources = run_and_get_code(rope, q, k)
     code = "\n".join(sources)
     kernels = re.findall(r"^(\w+) = async_compile\.", code, flags=re.MULTILINE)
