@@ -18,6 +18,7 @@ SHELL := /bin/bash
 VENV    := .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
+ROOT_ON_PATH := $(VENV)/.root-on-path
 NODE_STAMP := node_modules/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
@@ -51,6 +52,13 @@ $(STAMP): requirements.lock pyproject.toml
 	  || { echo "error: installing posenc itself (pip install -e .) failed, see above."; exit 1; }
 	@touch $@
 
+# The repository root on the venv's path (a .pth file): `tools`, `tests`, `benchmarks` and
+# `experiments` import as packages from anywhere (mkdocs hooks, pytest, scripts, figure
+# scripts) without any code editing sys.path. `posenc` itself comes from the editable install.
+$(ROOT_ON_PATH): $(STAMP)
+	@echo "$(CURDIR)" > "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/posenc-repository.pth"
+	@touch $@
+
 $(NODE_STAMP): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "error: Node.js and npm are needed to render formulas"; \
 	  echo "       at build time (KaTeX). Install them, e.g. 'apt-get install nodejs npm'."; exit 1; }
@@ -59,18 +67,18 @@ $(NODE_STAMP): package.json package-lock.json
 	  || { echo "error: 'npm ci' failed (see above): check access to the npm registry."; exit 1; }
 	@touch $@
 
-install: $(STAMP) $(NODE_STAMP)  ## create .venv and node_modules from the lock files
+install: $(STAMP) $(ROOT_ON_PATH) $(NODE_STAMP)  ## create .venv and node_modules from the lock files
 
 figures: install  ## draw every figure from snippets/ into docs/figures/
-	@$(PY) tools/figures.py
+	@$(PY) -m tools.figures
 
 build: install  ## build the whole site (both languages) into site/, warnings are errors
-	@$(VENV)/bin/mkdocs build --strict
+	@$(PY) -m mkdocs build --strict
 
 serve: install  ## build and serve the whole site on http://127.0.0.1:8000 (en at /, zh at /zh/)
-	@$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
+	@$(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
 
-test: build browser-deps  ## everything CI runs: the full site build, then every test
+test: lint build browser-deps  ## everything CI runs: lint, the full site build, then every test
 	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest --durations=15 $(PYTEST_ARGS)
 
 # Headless Chromium and CJK fonts for the browser tests (Debian packages; apt-get as root,
@@ -95,34 +103,35 @@ test-fast: install  ## unit tests and code blocks only (no site build, no browse
 
 .PHONY: bench
 bench: install  ## run the benchmark suite (CPU; CUDA too when present) into benchmarks/results/
-	@$(PY) benchmarks/bench.py
+	@$(PY) -m benchmarks.bench
 
-# the same checks as .pre-commit-config.yaml (tests/test_scaffold.py keeps the two in step)
-lint: install  ## ruff, twin parity, zh punctuation, snippet paths, fast tests (as pre-commit)
-	@$(VENV)/bin/ruff check src tests tools snippets benchmarks experiments
-	@$(VENV)/bin/ruff format --check src tests tools snippets benchmarks experiments
-	@$(PY) tools/parity.py
-	@$(PY) tools/zh_punctuation.py
-	@$(PY) tools/check_snippets.py
-	@$(PY) -m pytest -q -m "not slow" tests/test_parity.py tests/test_scaffold.py tests/test_snippets.py::test_snippet_names_mirror_pages
+# The static checks: pre-commit runs exactly this target, and `make test` runs it first.
+# ruff's scope is the whole repository minus what .gitignore lists (pyproject.toml).
+lint: install  ## ruff, twin parity, zh punctuation, snippet includes (pre-commit runs this)
+	@$(VENV)/bin/ruff check --quiet
+	@$(VENV)/bin/ruff format --check --quiet
+	@$(PY) -m tools.parity
+	@$(PY) -m tools.zh_punctuation
+	@$(PY) -m tools.check_snippets
 
 CHAPTER_ARGS = $(if $(TITLE),--title "$(TITLE)") $(if $(ZH_TITLE),--zh-title "$(ZH_TITLE)")
 chapter: install  ## scaffold a chapter: make chapter NAME=my-topic [TITLE=".." ZH_TITLE=".."]
 	@[ -n "$(NAME)" ] || { echo 'usage: make chapter NAME=my-topic TITLE="My topic" ZH_TITLE="我的主题"'; exit 1; }
-	@$(PY) tools/new_chapter.py "$(NAME)" $(CHAPTER_ARGS)
+	@$(PY) -m tools.new_chapter "$(NAME)" $(CHAPTER_ARGS)
 
 test-chapter: install  ## one chapter: its code blocks, snippets, tests: make test-chapter NAME=..
 	@[ -n "$(NAME)" ] || { echo "usage: make test-chapter NAME=why-position"; exit 1; }
-	@$(PY) -m pytest tests/test_codeblocks.py tests/test_snippets.py \
-	  $(wildcard tests/test_$(subst -,_,$(NAME))_chapter.py) \
-	  -k "$(NAME) or $(subst -,_,$(NAME))" $(PYTEST_ARGS)
+	@read -r tests folder slug <<< "$$($(PY) -m tools.layout chapter-tests '$(NAME)')" \
+	  || { $(PY) -m tools.layout chapter-tests '$(NAME)'; exit 1; }; \
+	$(PY) -m pytest tests/site/test_codeblocks.py tests/site/test_snippets.py "$$tests" \
+	  -k "$$slug or $$folder or $$(basename $$tests .py)" $(PYTEST_ARGS)
 
 .PHONY: experiment experiment-quick
 experiment: install  ## chapter 8's experiment, full profile (1 CPU thread, ~4 min CPU): results/full.json
-	@$(PY) experiments/extrapolation/train.py
+	@$(PY) -m experiments.extrapolation.train
 
 experiment-quick: install  ## the same experiment in seconds (pipeline check): results/quick.json
-	@$(PY) experiments/extrapolation/train.py --quick
+	@$(PY) -m experiments.extrapolation.train --quick
 
 clean:  ## remove the built site, figures and caches (keeps .venv and node_modules)
 	rm -rf site docs/figures .cache .pytest_cache

@@ -1,18 +1,21 @@
-"""Shared test set-up: deterministic plotting, the tests' own modules on the path, and the
-code-block summary printed at the end of every run."""
+"""Shared test set-up: deterministic plotting, and the code-block summary printed at the end of
+every run.
+
+The tests are packages (``tests.lib``, ``tests.chapters``, ``tests.site``, ``tests.tools``,
+``tests.browser``) and import the build tools as ``tools.*``: the repository root is on the
+virtual environment's path (``make install`` writes a .pth file), so nothing edits sys.path.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    stats = sys.modules.get("test_codeblocks")
+    stats = sys.modules.get("tests.site.test_codeblocks")
     if stats is None:
         return
     ran, skipped = stats.STATS["ran"], stats.STATS["skipped"]

@@ -14,8 +14,8 @@ For every page in ``docs/`` (both languages):
 For every file in ``snippets/``: sections open and close once, in order, never nested in
 another section of the same name. Sections that no page shows are notes, not errors.
 
-    python tools/check_snippets.py     # exit 1 and list every problem as path:line: message
-    python tools/check_snippets.py -v  # also list the sections no page shows
+    python -m tools.check_snippets     # exit 1 and list every problem as path:line: message
+    python -m tools.check_snippets -v  # also list the sections no page shows
 """
 
 from __future__ import annotations
@@ -24,25 +24,20 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-SNIPPETS = ROOT / "snippets"
+from tools import layout
+from tools.layout import ROOT
 
-_INCLUDE = re.compile(r'--8<--\s+"(?P<path>[^":]+)(?::(?P<section>[^"]+))?"')
-_MARKER = re.compile(r"--8<--\s*\[(?P<kind>start|end):(?P<name>[^\]]+)\]")
 _FENCE_TITLE = re.compile(r'^\s*(?:`{3,}|~{3,})\s*\w+.*?\btitle="(?P<title>[^"]+)"')
-_FIGURE = re.compile(r"!\[[^\]]*\]\((?:\.\./)+figures/(?P<name>[^)\s]+\.svg)")
-_CHAPTER = re.compile(r"^\d{2}-(?P<name>[a-z0-9-]+?)(?:\.[a-z]{2})?\.md$")
 
 
-def sections(path: Path) -> tuple[dict[str, int], list[str]]:
+def sections(path: Path, root: Path = ROOT) -> tuple[dict[str, int], list[str]]:
     """({section name: line of its start marker}, [problems]) for one snippet file."""
     found: dict[str, int] = {}
     problems: list[str] = []
     open_at: dict[str, int] = {}
-    rel = path.relative_to(ROOT).as_posix()
+    rel = path.relative_to(root).as_posix()
     for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        for m in _MARKER.finditer(line):
+        for m in layout.SECTION_MARKER.finditer(line):
             name = m.group("name")
             if m.group("kind") == "start":
                 if name in found:
@@ -67,91 +62,83 @@ def sections(path: Path) -> tuple[dict[str, int], list[str]]:
     return found, problems
 
 
-def chapter_folder(page: Path) -> str | None:
-    """``snippets/`` folder name of a chapter page, or None for other pages."""
-    if page.parent != DOCS / "chapters":
-        return None
-    m = _CHAPTER.match(page.name)
-    return m.group("name").replace("-", "_") if m else None
-
-
 def _saved_by(folder: Path) -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("figure_*.py")))
 
 
 def check_page(
-    page: Path, cache: dict[Path, tuple[dict[str, int], list[str]]], used: set[tuple[str, str]]
+    page: Path,
+    cache: dict[Path, tuple[dict[str, int], list[str]]],
+    used: set[tuple[str, str]],
+    root: Path = ROOT,
 ) -> list[str]:
     problems: list[str] = []
-    rel = page.relative_to(ROOT).as_posix()
-    own = chapter_folder(page)
-    lines = page.read_text(encoding="utf-8").split("\n")
-    for lineno, line in enumerate(lines, 1):
-        for m in _INCLUDE.finditer(line):
-            path, section = m.group("path"), m.group("section")
-            where = f"{rel}:{lineno}"
-            target = ROOT / path
-            if not target.is_file():
-                problems.append(f"{where}: includes {path}, which does not exist")
-                continue
-            if (
-                own is not None
-                and path.startswith("snippets/")
-                and not path.startswith(f"snippets/{own}/")
-            ):
+    rel = page.relative_to(root).as_posix()
+    chapter = layout.chapter_of(page, root)
+    own = chapter.folder if chapter else None
+    text = page.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    for include in layout.includes(text):
+        path, section, where = include.path, include.section, f"{rel}:{include.line}"
+        target = root / path
+        if not target.is_file():
+            problems.append(f"{where}: includes {path}, which does not exist")
+            continue
+        if (
+            own is not None
+            and path.startswith("snippets/")
+            and not path.startswith(f"snippets/{own}/")
+        ):
+            problems.append(
+                f"{where}: a chapter includes code only from its own folder "
+                f"snippets/{own}/, not {path}"
+            )
+        if target.suffix == ".py" and target not in cache:
+            cache[target] = sections(target, root)
+        if section is None:
+            used.add((path, "*"))
+        elif not include.is_line_range:  # "path:3:8" is pymdownx syntax too
+            known = cache.get(target, ({}, []))[0]
+            if section not in known:
+                names = ", ".join(sorted(known)) or "none"
                 problems.append(
-                    f"{where}: a chapter includes code only from its own folder "
-                    f"snippets/{own}/, not {path}"
+                    f"{where}: {path} has no section '{section}' (it has: {names}); mark it "
+                    f"with '# --8<-- [start:{section}]' and '# --8<-- [end:{section}]'"
                 )
-            if target.suffix == ".py" and target not in cache:
-                cache[target] = sections(target)
-            if section is not None:
-                if re.fullmatch(r"[\d:,-]+", section):
-                    continue  # a line range ("path:3:8") is pymdownx syntax too
-                known = cache.get(target, ({}, []))[0]
-                if section not in known:
-                    names = ", ".join(sorted(known)) or "none"
-                    problems.append(
-                        f"{where}: {path} has no section '{section}' (it has: {names}); mark it "
-                        f"with '# --8<-- [start:{section}]' and '# --8<-- [end:{section}]'"
-                    )
-                used.add((path, section))
-            else:
-                used.add((path, "*"))
-            title = _FENCE_TITLE.match(lines[lineno - 2]) if lineno >= 2 else None
-            if title and title.group("title") != path:
-                problems.append(
-                    f"{rel}:{lineno - 1}: the fence title says "
-                    f"{title.group('title')!r} but the block includes {path}"
-                )
-        for m in _FIGURE.finditer(line):
-            name = m.group("name")
-            where = f"{rel}:{lineno}"
-            if own is None:
-                continue
-            chapter = own.replace("_", "-")
-            if not name.startswith(chapter + "-"):
-                problems.append(f"{where}: figure {name} must be named {chapter}-<what>.svg")
-            if name not in _saved_by(SNIPPETS / own):
-                problems.append(
-                    f"{where}: no snippets/{own}/figure_*.py saves {name}: write a "
-                    f'figure script that calls savefig("{name}")'
-                )
+            used.add((path, section))
+        fence = lines[include.line - 2] if include.line >= 2 else ""
+        title = _FENCE_TITLE.match(fence)
+        if title and title.group("title") != path:
+            problems.append(
+                f"{rel}:{include.line - 1}: the fence title says "
+                f"{title.group('title')!r} but the block includes {path}"
+            )
+    if chapter is None:
+        return problems
+    for name, line in layout.figure_references(text):
+        where = f"{rel}:{line}"
+        if not name.startswith(chapter.figure_prefix):
+            problems.append(f"{where}: figure {name} must be named {chapter.slug}-<what>.svg")
+        if name not in _saved_by(chapter.snippet_folder):
+            problems.append(
+                f"{where}: no snippets/{own}/figure_*.py saves {name}: write a "
+                f'figure script that calls savefig("{name}")'
+            )
     return problems
 
 
-def all_problems() -> tuple[list[str], list[str]]:
+def all_problems(root: Path = ROOT) -> tuple[list[str], list[str]]:
     """([errors], [notes])."""
     cache: dict[Path, tuple[dict[str, int], list[str]]] = {}
     used: set[tuple[str, str]] = set()
     problems: list[str] = []
-    for page in sorted(DOCS.rglob("*.md")):
-        problems += check_page(page, cache, used)
+    for page in layout.markdown_pages(root):
+        problems += check_page(page, cache, used, root)
     notes: list[str] = []
-    for script in sorted(SNIPPETS.glob("*/*.py")):
-        known, bad = cache.get(script) or sections(script)
+    for script in layout.snippet_files(root):
+        known, bad = cache.get(script) or sections(script, root)
         problems += bad
-        rel = script.relative_to(ROOT).as_posix()
+        rel = script.relative_to(root).as_posix()
         if (rel, "*") in used:
             continue
         for name, lineno in known.items():

@@ -9,8 +9,8 @@ Results are cached under ``.cache/figures/`` by a hash of the script, the librar
 settings, so a warm build does not import torch at all. Output is byte-identical across runs:
 fixed ``svg.hashsalt``, ``SOURCE_DATE_EPOCH`` and hash seed, and scripts seed their own RNGs.
 
-    python tools/figures.py            # bring docs/figures/ up to date
-    python tools/figures.py --force    # redraw everything (ignores the cache)
+    python -m tools.figures            # bring docs/figures/ up to date
+    python -m tools.figures --force    # redraw everything (ignores the cache)
 """
 
 from __future__ import annotations
@@ -26,26 +26,24 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SNIPPETS = ROOT / "snippets"
-OUT_DIR = ROOT / "docs" / "figures"
-CACHE = ROOT / ".cache" / "figures"
-RCFILE = ROOT / "tools" / "matplotlibrc"
-# committed results that figure scripts plot: a new result file must redraw the figure
-DATA_GLOBS = ("benchmarks/results/*.json", "experiments/*/results/*.json", "data/*")
+from tools import layout
+from tools.layout import ROOT
+
+OUT_DIR = layout.figures_dir()
+RCFILE = Path(__file__).resolve().parent / "matplotlibrc"
 
 
-def figure_scripts() -> list[Path]:
-    return sorted(SNIPPETS.glob("*/figure_*.py"))
-
-
-def _inputs_digest(script: Path) -> str:
+def _inputs_digest(script: Path, root: Path) -> str:
     """Everything a figure depends on: the script, the library, the settings, this tool."""
     h = hashlib.sha256()
-    library = sorted((ROOT / "src" / "posenc").rglob("*.py"))
-    data = sorted(p for pattern in DATA_GLOBS for p in ROOT.glob(pattern) if p.is_file())
-    for path in [script, RCFILE, Path(__file__), *library, *data]:
-        h.update(path.relative_to(ROOT).as_posix().encode())
+    library = sorted((root / "src" / "posenc").rglob("*.py"))
+    tools = [RCFILE, Path(__file__)]
+    # committed results that figure scripts plot: a new result file must redraw the figure
+    for path in [script, *library, *layout.result_files(root)]:
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    for path in tools:
+        h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:20]
 
@@ -85,12 +83,17 @@ def _copy_if_changed(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
-def build(force: bool = False, out_dir: Path = OUT_DIR) -> dict[str, list[str]]:
-    """Bring ``out_dir`` up to date; return {script: [figure names]}."""
+def build(
+    force: bool = False, out_dir: Path | None = None, root: Path = ROOT
+) -> dict[str, list[str]]:
+    """Bring ``out_dir`` (default: the docs' figures folder) up to date for the repository at
+    ``root``; return {script: [figure names]}."""
+    out_dir = layout.figures_dir(root) if out_dir is None else out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     produced: dict[str, list[str]] = {}
     owners: dict[str, str] = {}
-    scripts = {script: CACHE / _inputs_digest(script) for script in figure_scripts()}
+    cache = layout.cache_dir(root) / "figures"
+    scripts = {s: cache / _inputs_digest(s, root) for s in layout.figure_scripts(root)}
     stale = [s for s, cached in scripts.items() if force or not (cached / "manifest.json").exists()]
 
     def redraw(script: Path) -> None:
@@ -103,7 +106,7 @@ def build(force: bool = False, out_dir: Path = OUT_DIR) -> dict[str, list[str]]:
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         list(pool.map(redraw, stale))
     for script, cached in scripts.items():
-        rel = script.relative_to(ROOT).as_posix()
+        rel = script.relative_to(root).as_posix()
         names = json.loads((cached / "manifest.json").read_text())
         for name in names:
             if name in owners:

@@ -1,5 +1,5 @@
 // Render TeX to HTML + MathML with KaTeX, at build time, so pages ship no math JavaScript.
-// Protocol (used by tools/site_math.py): one JSON request per stdin line,
+// Protocol (used by tools/katex.py): one JSON request per stdin line,
 //   {"tex": "...", "display": true|false}
 // answered by one JSON line on stdout: {"html": "..."} or {"error": "..."}.
 "use strict";

@@ -1,6 +1,6 @@
 """Scaffold a new chapter: both pages, a snippet file, a figure script, a test stub, the nav.
 
-    python tools/new_chapter.py my-topic --title "My topic" --zh-title "我的主题"
+    python -m tools.new_chapter my-topic --title "My topic" --zh-title "我的主题"
     make chapter NAME=my-topic TITLE="My topic" ZH_TITLE="我的主题"
 
 creates, with the next free chapter number NN,
@@ -9,7 +9,7 @@ creates, with the next free chapter number NN,
     docs/chapters/NN-my-topic.zh.md         Chinese page, same structure
     snippets/my_topic/my_topic.py           the chapter's code, in named sections
     snippets/my_topic/figure_example.py     a figure script (saves my-topic-example.svg)
-    tests/test_my_topic_chapter.py          a test that fails until you write the real tests
+    tests/chapters/test_my_topic.py         a test that fails until you write the real tests
 
 and adds the page to the nav in mkdocs.yml (English title under "Chapters:", Chinese title
 under the zh ``nav_translations``) and to the chapter list on both home pages.
@@ -26,19 +26,15 @@ import sys
 from pathlib import Path
 from string import Template
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import layout
+from tools.layout import ROOT
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 PLACEHOLDER = "TODO(new-chapter)"
-NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 
 
 class ScaffoldError(Exception):
     """The chapter cannot be created as asked; the message says why and what to do."""
-
-
-def next_number(root: Path) -> int:
-    numbers = [int(p.name[:2]) for p in (root / "docs" / "chapters").glob("[0-9][0-9]-*.md")]
-    return max(numbers, default=0) + 1
 
 
 def _yaml_scalar(text: str) -> str:
@@ -129,31 +125,39 @@ def scaffold(
     root: Path = ROOT,
 ) -> list[Path]:
     """Create the chapter ``name`` under ``root``; return the files created or changed."""
-    if not NAME.match(name):
+    if not layout.CHAPTER_SLUG.match(name):
         raise ScaffoldError(
             f"chapter name {name!r}: use lowercase words joined by dashes, e.g. 'rope-scaling'"
         )
-    folder = name.replace("-", "_")
-    chapters = root / "docs" / "chapters"
-    if taken := sorted(chapters.glob(f"[0-9][0-9]-{name}.md")):
-        raise ScaffoldError(f"chapter {name!r} exists already: {taken[0].relative_to(root)}")
-    number = next_number(root) if number is None else number
+    existing = layout.chapters(root)
+    if taken := [c for c in existing if c.slug == name]:
+        raise ScaffoldError(f"chapter {name!r} exists already: {taken[0].page().relative_to(root)}")
+    number = layout.next_chapter_number(root) if number is None else number
     if number < 1 or number > 99:
         raise ScaffoldError(f"chapter number {number}: use 1 to 99")
-    nn = f"{number:02d}"
-    if taken := sorted(chapters.glob(f"{nn}-*.md")):
-        raise ScaffoldError(f"chapter number {nn} is taken by {taken[0].name}: pick another")
+    if taken := [c for c in existing if c.number == number]:
+        raise ScaffoldError(
+            f"chapter number {number:02d} is taken by {taken[0].page().name}: pick another"
+        )
+    chapter = layout.Chapter(number, name, root)
     title = title or name.replace("-", " ").capitalize()
     zh_title = zh_title or title
-    values = {"name": name, "folder": folder, "number": nn, "title": title, "zh_title": zh_title}
-    page = f"chapters/{nn}-{name}.md"
+    values = {
+        "name": name,
+        "folder": chapter.folder,
+        "number": f"{number:02d}",
+        "title": title,
+        "zh_title": zh_title,
+        "test_file": chapter.test_file.relative_to(root).as_posix(),
+    }
+    page = chapter.nav_path
 
     new_files = {
-        chapters / f"{nn}-{name}.md": "chapter.md.tmpl",
-        chapters / f"{nn}-{name}.zh.md": "chapter.zh.md.tmpl",
-        root / "snippets" / folder / f"{folder}.py": "snippet.py.tmpl",
-        root / "snippets" / folder / "figure_example.py": "figure.py.tmpl",
-        root / "tests" / f"test_{folder}_chapter.py": "test_chapter.py.tmpl",
+        chapter.page("en"): "chapter.md.tmpl",
+        chapter.page("zh"): "chapter.zh.md.tmpl",
+        chapter.snippet_folder / f"{chapter.folder}.py": "snippet.py.tmpl",
+        chapter.snippet_folder / "figure_example.py": "figure.py.tmpl",
+        chapter.test_file: "test_chapter.py.tmpl",
     }
     for path in new_files:
         if path.exists():
@@ -211,13 +215,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for path in changed:
         print(f"  wrote {path.relative_to(ROOT)}")
-    folder = args.name.replace("-", "_")
+    chapter = layout.find_chapter(args.name)
     print(
         NEXT_STEPS.format(
             placeholder=PLACEHOLDER,
             name=args.name,
-            snippet=f"snippets/{folder}/{folder}.py",
-            test=f"tests/test_{folder}_chapter.py",
+            snippet=(chapter.snippet_folder / f"{chapter.folder}.py").relative_to(ROOT),
+            test=chapter.test_file.relative_to(ROOT),
         )
     )
     return 0

@@ -6,7 +6,7 @@ level, display and inline formulas, admonitions and code blocks. The prose is fr
 structure is not. A translation last changed in git before its original is reported as a
 warning (the built page then carries an "outdated translation" notice).
 
-    python tools/parity.py          # exit 1 and list the differences, if any
+    python -m tools.parity          # exit 1 and list the differences, if any
 """
 
 from __future__ import annotations
@@ -17,20 +17,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-LANGS = ("zh",)  # suffixes of the non-default languages
+from tools import history, layout
 
 _FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
-
-
-def twin_of(page: Path) -> Path:
-    name = page.name
-    for lang in LANGS:
-        for ext in (".md", ".ipynb"):
-            if name.endswith(f".{lang}{ext}"):
-                return page.with_name(name[: -len(f".{lang}{ext}")] + ext)
-    return page.with_name(page.stem + f".{LANGS[0]}" + page.suffix)
 
 
 def _outside_code(text: str) -> str:
@@ -49,8 +38,11 @@ def structure(page: Path) -> dict[str, object]:
     text = page.read_text(encoding="utf-8")
     prose = _outside_code(text)
     return {
-        "snippet sections": re.findall(r'--8<--\s+"([^"]+)"', text),
-        "figures": re.findall(r"!\[[^\]]*\]\(([^)\s]+)", text),
+        "snippet sections": [
+            include.path + (f":{include.section}" if include.section else "")
+            for include in layout.includes(text)
+        ],
+        "figures": layout.figure_targets(text),
         "headings per level": sorted(
             Counter(len(m) for m in re.findall(r"^(#{1,6})\s", prose, re.MULTILINE)).items()
         ),
@@ -70,15 +62,13 @@ def notebook_structure(notebook: Path) -> dict[str, object]:
     }
 
 
-def differences(page: Path) -> list[str]:
-    twin = twin_of(page)
-    rel = page.relative_to(DOCS).as_posix()
+def differences(page: Path, docs: Path = layout.DOCS) -> list[str]:
+    twin = layout.twin_of(page)
+    rel = page.relative_to(docs).as_posix()
     if not twin.exists():
-        return [f"{rel}: no twin ({twin.relative_to(DOCS).as_posix()})"]
-    if page.suffix == ".ipynb":
-        ours, theirs = notebook_structure(page), notebook_structure(twin)
-    else:
-        ours, theirs = structure(page), structure(twin)
+        return [f"{rel}: no twin ({twin.relative_to(docs).as_posix()})"]
+    read = notebook_structure if page.suffix == ".ipynb" else structure
+    ours, theirs = read(page), read(twin)
     return [
         f"{rel} vs {twin.name}: {key} differ: {ours[key]} != {theirs[key]}"
         for key in ours
@@ -86,51 +76,31 @@ def differences(page: Path) -> list[str]:
     ]
 
 
-def all_differences() -> list[str]:
+def all_differences(root: Path = layout.ROOT) -> list[str]:
     found: list[str] = []
-    for page in sorted([*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]):
-        if ".ipynb_checkpoints" in page.parts:
-            continue
-        is_default = not any(page.name.endswith(f".{lang}{page.suffix}") for lang in LANGS)
-        # compare each pair once (from the default-language side); report lone zh pages too
-        if is_default or not twin_of(page).exists():
-            found += differences(page)
+    for page in layout.pages(root):
+        # compare each pair once (from the default-language side); report lone translations too
+        if layout.language_of(page) == layout.DEFAULT_LANGUAGE or not layout.twin_of(page).exists():
+            found += differences(page, layout.docs(root))
     return found
 
 
-def last_change(path: Path) -> int:
-    """When ``path`` last changed in git (Unix time); a file with uncommitted changes, or
-    not committed at all, counts as changed now."""
-    import subprocess
-    import time
-
-    rel = path.resolve().relative_to(ROOT).as_posix()
-
-    def git(*args: str) -> str:
-        run = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-        return run.stdout.strip() if run.returncode == 0 else ""
-
-    if git("status", "--porcelain", "--", rel):
-        return int(time.time())
-    stamp = git("log", "-1", "--format=%ct", "--", rel)
-    return int(stamp) if stamp else int(time.time())
-
-
-def outdated_translations() -> list[str]:
-    """Translated pages last changed in git before their default-language twin: they may
-    miss what changed since. A warning, not an error: the built page says so to readers
-    (tools/translation_status.py)."""
+def outdated_translations(root: Path = layout.ROOT) -> list[str]:
+    """Translated pages last changed in git before their default-language twin: they may miss
+    what changed since. A warning, not an error: the built page says so to readers
+    (tools/hooks/translation_notice.py)."""
+    record = history.History(root)
     found = []
-    for page in sorted([*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]):
-        if ".ipynb_checkpoints" in page.parts:
+    for page in layout.pages(root):
+        if layout.language_of(page) == layout.DEFAULT_LANGUAGE:
             continue
-        if any(page.name.endswith(f".{lang}{page.suffix}") for lang in LANGS):
-            original = twin_of(page)
-            if original.exists() and last_change(page) < last_change(original):
-                found.append(
-                    f"{page.relative_to(DOCS).as_posix()}: older than "
-                    f"{original.relative_to(DOCS).as_posix()} (outdated translation)"
-                )
+        original = layout.in_language(page, layout.DEFAULT_LANGUAGE)
+        if original.exists() and record.last_change(page) < record.last_change(original):
+            docs = layout.docs(root)
+            found.append(
+                f"{page.relative_to(docs).as_posix()}: older than "
+                f"{original.relative_to(docs).as_posix()} (outdated translation)"
+            )
     return found
 
 

@@ -3,8 +3,8 @@
 Code, formulas, links, HTML and attribute lists are left alone; only the prose of the
 ``*.zh.md`` pages is checked (and, with ``--fix``, rewritten).
 
-    python tools/zh_punctuation.py          # list the offending lines, exit 1 if any
-    python tools/zh_punctuation.py --fix    # rewrite them in place
+    python -m tools.zh_punctuation          # list the offending lines, exit 1 if any
+    python -m tools.zh_punctuation --fix    # rewrite them in place
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import layout
+from tools.layout import ROOT
+
 HAN = r"\u3400-\u9fff\uf900-\ufaff"  # CJK ideographs
 CJK = rf"[{HAN}\u3000-\u303f\uff00-\uffef“”‘’]"  # ideographs and CJK punctuation
 
@@ -106,7 +108,9 @@ def main() -> int:
     parser.add_argument("--fix", action="store_true", help="rewrite the pages in place")
     parser.add_argument("pages", nargs="*", type=Path)
     args = parser.parse_args()
-    pages = [p.resolve() for p in args.pages] or sorted((ROOT / "docs").rglob("*.zh.md"))
+    pages = [p.resolve() for p in args.pages] or [
+        p for p in layout.markdown_pages() if layout.language_of(p) == "zh"
+    ]
     bad = 0
     for page in pages:
         text = page.read_text(encoding="utf-8")
@@ -123,7 +127,7 @@ def main() -> int:
     if bad:
         print(
             f"{bad} line(s) use ASCII punctuation in Chinese prose: run "
-            "`python tools/zh_punctuation.py --fix`"
+            "`python -m tools.zh_punctuation --fix`"
         )
     return 1 if bad else 0
 

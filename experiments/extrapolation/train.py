@@ -1,7 +1,7 @@
 """Train one tiny character LM per position method at length 128, evaluate at 128..1024.
 
-    python experiments/extrapolation/train.py            # full profile -> results/full.json
-    python experiments/extrapolation/train.py --quick    # pipeline check -> results/quick.json
+    python -m experiments.extrapolation.train            # full profile -> results/full.json
+    python -m experiments.extrapolation.train --quick    # pipeline check -> results/quick.json
 
 Everything runs on one CPU thread with fixed seeds. The results file records the settings, the
 hardware, the software versions and how long each part took; the chapter's table and figure are
@@ -14,18 +14,15 @@ import argparse
 import json
 import math
 import platform
-import sys
 import time
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from corpus import ALPHABET, load_splits  # noqa: E402
-from model import METHODS, TinyLM  # noqa: E402
+from experiments.extrapolation import results as results_file
+from experiments.extrapolation.corpus import ALPHABET, load_splits
+from experiments.extrapolation.model import METHODS, TinyLM
 
 PROFILES = {
     # about 4 minutes of CPU time on one core (more wall-clock time on a busy machine)
@@ -186,7 +183,7 @@ def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
         "results": results,
     }  # fmt: skip
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1) + "\n")
+    out.write_text(json.dumps(results_file.validate(report), indent=1) + "\n")
     log(f"wrote {out} in {report['wall_seconds']} s")
     return report
 
@@ -197,7 +194,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, help="results file (default results/<profile>.json)")
     args = parser.parse_args(argv)
     profile = "quick" if args.quick else "full"
-    return run(profile, args.out or HERE / "results" / f"{profile}.json")
+    return run(profile, args.out or results_file.path(profile))
 
 
 if __name__ == "__main__":

@@ -9,17 +9,9 @@ import json
 from pathlib import Path
 
 import posenc
+from experiments.extrapolation.results import load
 
-
-def find_file(relative):
-    repo_from_library = Path(posenc.__file__).resolve().parents[2]  # src/posenc/__init__.py
-    for root in (Path.cwd(), *Path.cwd().parents, repo_from_library):
-        if (root / relative).is_file():
-            return root / relative
-    raise FileNotFoundError(f"{relative} not found: run this from the posenc repository")
-
-
-report = json.loads(find_file(Path("experiments/extrapolation/results/full.json")).read_text())
+report = load("full")  # the experiment of chapter 8
 
 # Parameters for a GPT-2-small-sized model: width 768, 12 heads of 64, context 1024.
 modules = {
@@ -32,7 +24,9 @@ modules = {
 parameters = {name: sum(p.numel() for p in m.parameters()) for name, m in modules.items()}
 parameters["nope"] = 0
 
-models = json.loads(find_file(Path("data/models.json")).read_text())["models"]
+# which models use what: snippets/choosing/models.json, in the repository posenc is installed from
+MODELS = Path(posenc.__file__).resolve().parents[2] / "snippets/choosing/models.json"
+models = json.loads(MODELS.read_text())["models"]
 encoding_key = {"learned": "learned", "T5 bias": "t5", "RoPE": "rope", "ALiBi": "alibi"}
 users = {key: [] for key in ("nope", "sinusoidal", "learned", "t5", "rope", "alibi")}
 for m in models:

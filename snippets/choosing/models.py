@@ -1,4 +1,4 @@
-"""Chapter "Comparison and choosing": which model uses what, rendered from data/models.json.
+"""Chapter "Comparison and choosing": which model uses what, rendered from models.json.
 
 Run it from the repository: python snippets/choosing/models.py
 """
@@ -9,17 +9,9 @@ from pathlib import Path
 
 import posenc
 
-
-def find_data(relative=Path("data/models.json")):
-    """data/models.json, from the repository root or from the editable posenc install."""
-    repo_from_library = Path(posenc.__file__).resolve().parents[2]  # src/posenc/__init__.py
-    for root in (Path.cwd(), *Path.cwd().parents, repo_from_library):
-        if (root / relative).is_file():
-            return root / relative
-    raise FileNotFoundError(f"{relative} not found: run this from the posenc repository")
-
-
-models = json.loads(find_data().read_text())["models"]
+# snippets/choosing/models.json, in the repository posenc is installed from (make install)
+MODELS = Path(posenc.__file__).resolve().parents[2] / "snippets/choosing/models.json"
+models = json.loads(MODELS.read_text())["models"]
 
 
 def cell(value, uncertain=False):

@@ -3,24 +3,13 @@
 Reads the committed results of experiments/extrapolation (the full profile).
 """
 
-import json
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 
-import posenc
-
-
-def load_results(relative=Path("experiments/extrapolation/results/full.json")):
-    repo_from_library = Path(posenc.__file__).resolve().parents[2]
-    for root in (Path.cwd(), *Path.cwd().parents, repo_from_library):
-        if (root / relative).is_file():
-            return json.loads((root / relative).read_text())
-    raise FileNotFoundError(relative)
+from experiments.extrapolation.results import load
 
 
 def draw_perplexity(path="extrapolation-experiment-perplexity.svg"):
-    report = load_results()
+    report = load("full")
     lengths = report["config"]["eval_lengths"]
     styles = {
         "nope": ("none (NoPE)", "C7", "-"),

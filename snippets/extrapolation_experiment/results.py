@@ -4,24 +4,9 @@ Run it from the repository: python snippets/extrapolation_experiment/results.py
 """
 
 # --8<-- [start:load]
-import json
-from pathlib import Path
+from experiments.extrapolation.results import load
 
-import posenc
-
-RESULTS = Path("experiments/extrapolation/results/full.json")
-
-
-def find_results(relative=RESULTS):
-    """The results file, from the repository root or from the editable posenc install."""
-    repo_from_library = Path(posenc.__file__).resolve().parents[2]  # src/posenc/__init__.py
-    for root in (Path.cwd(), *Path.cwd().parents, repo_from_library):
-        if (root / relative).is_file():
-            return root / relative
-    raise FileNotFoundError(f"{relative} not found: run this from the posenc repository")
-
-
-report = json.loads(find_results().read_text())
+report = load("full")  # experiments/extrapolation/results/full.json, checked against its schema
 config, hardware = report["config"], report["hardware"]
 print(
     f"profile {report['profile']}: {config['layers']} layers, width {config['dim']}, "

@@ -1,32 +1,22 @@
 """Figure: RoPE ratio to the copy and bandwidth vs sequence length; ALiBi attention time."""
 
-import json
-from pathlib import Path
+from benchmarks.results import load
 
-results = json.loads(
-    (Path(__file__).resolve().parents[2] / "benchmarks/results/cpu.json").read_text()
-)
+results = load("cpu")
 
 # --8<-- [start:figure]
 import matplotlib.pyplot as plt
 
+from benchmarks.results import rows as matching
 
-def series(rows, bench, impl, key, layout=None):
-    picked = sorted(
-        (
-            r
-            for r in rows
-            if r["bench"] == bench
-            and r["impl"] == impl
-            and (layout is None or r.get("layout") == layout)
-        ),
-        key=lambda r: r["seq_len"],
-    )
+
+def series(results, bench, impl, key, layout=None):
+    where = dict(bench=bench, impl=impl) | ({} if layout is None else {"layout": layout})
+    picked = sorted(matching(results, **where), key=lambda r: r["seq_len"])
     return [r["seq_len"] for r in picked], [r[key] for r in picked]
 
 
 def draw_performance(results, path="performance-cpu.svg"):
-    rows = results["results"]
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.4), constrained_layout=True)
     colors = {
         "posenc": "C0",
@@ -38,7 +28,7 @@ def draw_performance(results, path="performance-cpu.svg"):
     }
     for ax, layout in zip(axes[0], ["half", "interleaved"], strict=True):
         for impl, color in colors.items():
-            x, y = series(rows, "rope", impl, "ratio", layout=layout)
+            x, y = series(results, "rope", impl, "ratio", layout=layout)
             if x:
                 ax.semilogx(x, y, color=color, marker="o", base=2, label=impl)
         ax.axhline(1.0, color="k", linestyle="--", label="copy")
@@ -52,7 +42,7 @@ def draw_performance(results, path="performance-cpu.svg"):
     bandwidth = axes[1, 0]
     for layout, line in [("half", "-"), ("interleaved", ":")]:
         for impl in ("posenc", "posenc_compiled"):
-            x, y = series(rows, "rope", impl, "gb_per_s", layout=layout)
+            x, y = series(results, "rope", impl, "gb_per_s", layout=layout)
             bandwidth.semilogx(
                 x,
                 y,
@@ -62,7 +52,7 @@ def draw_performance(results, path="performance-cpu.svg"):
                 base=2,
                 label=f"{impl} ({layout})",
             )
-        x, y = series(rows, "rope", "copy", "gb_per_s", layout=layout)
+        x, y = series(results, "rope", "copy", "gb_per_s", layout=layout)
         bandwidth.semilogx(
             x, y, color="k", linestyle="--" if layout == "half" else ":", base=2,
             label=f"copy = limit ({layout})",
@@ -76,7 +66,7 @@ def draw_performance(results, path="performance-cpu.svg"):
         ("materialised", "C1s-"),
         ("flex", "C2^-"),
     ]:
-        x, y = series(rows, "alibi", impl, "median_ms")
+        x, y = series(results, "alibi", impl, "median_ms")
         if x:
             axes[1, 1].loglog(x, y, style, label=impl, base=2)
     axes[1, 1].set(

@@ -3,32 +3,22 @@
 Run it: python snippets/performance/results.py   (reads benchmarks/results/cpu.json)
 """
 
-import json
-from pathlib import Path
-
-# On the page, `results` comes from the results file included in the first block.
-results = json.loads(
-    (Path(__file__).resolve().parents[2] / "benchmarks/results/cpu.json").read_text()
-)
-
 # --8<-- [start:machine]
+from benchmarks.results import load, row, rows
+
+results = load("cpu")  # benchmarks/results/cpu.json, checked against its schema
 machine = results["machine"]
 print(f"{machine['cpu']}, {machine['cpu_count']} cores, {machine['torch_threads']} torch threads")
 print(f"torch {machine['torch']}, Python {machine['python']}")
 load = results["load_average"]  # 1-minute load average: above 1 per core, others ran too
 print(f"load average {load['start']} at the start, {load['end']} at the end")
 print(f"allocator: {results['allocator']}")
-rows = results["results"]
 # --8<-- [end:machine]
 
 
 # --8<-- [start:rope_table]
 def rope_rows(layout, seq_len=1024):
-    return [
-        r
-        for r in rows
-        if r["bench"] == "rope" and r["layout"] == layout and r["seq_len"] == seq_len
-    ]
+    return rows(results, bench="rope", layout=layout, seq_len=seq_len)
 
 
 for layout in ("half", "interleaved"):
@@ -41,7 +31,7 @@ for layout in ("half", "interleaved"):
 
 # --8<-- [start:rope_claims]
 def ratio(layout, impl, seq_len=1024):
-    return next(r["ratio"] for r in rope_rows(layout, seq_len) if r["impl"] == impl)
+    return row(results, bench="rope", layout=layout, seq_len=seq_len, impl=impl)["ratio"]
 
 
 for layout in ("half", "interleaved"):
@@ -57,7 +47,7 @@ print(f"mul_table (a pass that reads a table): {ratio('half', 'mul_table'):.2f}x
       f"{ratio('interleaved', 'mul_table'):.2f}x (interleaved)")  # fmt: skip
 
 # what the prose says, checked against the data at every length
-lengths = sorted({r["seq_len"] for r in rows if r["bench"] == "rope"})
+lengths = sorted({r["seq_len"] for r in rows(results, bench="rope")})
 for seq_len in lengths:
     for layout in ("half", "interleaved"):
         assert ratio(layout, "posenc_compiled", seq_len) < ratio(layout, "compiled", seq_len)
@@ -73,7 +63,7 @@ assert max(ratio(layout, "mul_table") for layout in ("half", "interleaved")) <= 
 # --8<-- [end:rope_claims]
 
 # --8<-- [start:alibi_table]
-alibi = [r for r in rows if r["bench"] == "alibi"]
+alibi = rows(results, bench="alibi")
 print(f"{'L':>5} {'implementation':14} {'median ms':>9} {'x no bias':>9} {'bias MiB':>8}")
 for r in sorted(alibi, key=lambda r: (r["seq_len"], r["ratio"])):
     print(
@@ -83,7 +73,7 @@ for r in sorted(alibi, key=lambda r: (r["seq_len"], r["ratio"])):
 # --8<-- [end:alibi_table]
 
 # --8<-- [start:sinusoidal_table]
-table = [r for r in rows if r["bench"] == "sinusoidal"]
+table = rows(results, bench="sinusoidal")
 print(f"{'positions':>9} {'implementation':14} {'median ms':>9} {'x fill':>7}")
 for r in sorted(table, key=lambda r: (r["seq_len"], r["ratio"])):
     print(f"{r['seq_len']:9} {r['impl']:14} {r['median_ms']:9.2f} {r['ratio']:7.2f}")

@@ -6,7 +6,7 @@ import os
 import shutil
 from urllib.parse import urlparse
 
-import sitepages
+from tests.browser import sitepages
 
 SCREENSHOTS = sitepages.ROOT / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}

@@ -1,5 +1,5 @@
 """Browser tests: headless Chromium (Debian's package) driven by Playwright against the
-built site, served on 127.0.0.1 by tools/serve_site.py.
+built site, served on 127.0.0.1 by tests/browser/server.py.
 
 One browser for the whole run, one browser context per test module. ``make test`` installs
 Chromium (``make browser-deps``) and builds the site first; then a missing browser or site
@@ -9,25 +9,12 @@ is an error (POSENC_REQUIRE_BROWSER=1). Run alone: ``make test-browser``.
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-
-import sitepages  # noqa: E402
-from browsing import (  # noqa: E402
-    CHROMIUM_ARGS,  # noqa: E402
-    REPORT,
-    Watch,
-    chromium_path,
-    new_context,
-)
-from serve_site import SiteServer  # noqa: E402
-
-ROOT = sitepages.ROOT
+from tests.browser import sitepages
+from tests.browser.browsing import CHROMIUM_ARGS, REPORT, Watch, chromium_path, new_context
+from tests.browser.server import SiteServer
 
 
 def _missing(what: str) -> None:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools.layout import ROOT
+
 # POSENC_SITE_DIR lets a run test a site built elsewhere (`mkdocs build -d DIR`)
 SITE = Path(os.environ.get("POSENC_SITE_DIR") or ROOT / "site").resolve()
 LANGS = ("en", "zh")  # default language first; the others live under /<lang>/

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-import sitepages
+
+from tests.browser import sitepages
 
 pytestmark = pytest.mark.browser
 

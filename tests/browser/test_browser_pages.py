@@ -8,7 +8,8 @@ from __future__ import annotations
 from urllib.parse import unquote, urlparse
 
 import pytest
-import sitepages
+
+from tests.browser import sitepages
 
 pytestmark = pytest.mark.browser
 

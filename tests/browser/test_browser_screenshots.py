@@ -4,8 +4,9 @@ saved to artifacts/screenshots/ (git-ignored; CI uploads the folder as an artifa
 from __future__ import annotations
 
 import pytest
-import sitepages
-from browsing import DESKTOP, MOBILE, SCREENSHOTS, new_context
+
+from tests.browser import sitepages
+from tests.browser.browsing import DESKTOP, MOBILE, SCREENSHOTS, new_context
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,8 @@ from html import unescape
 from urllib.parse import parse_qs
 
 import pytest
-import sitepages
+
+from tests.browser import sitepages
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,8 @@ switches the colour scheme (and back)."""
 from __future__ import annotations
 
 import pytest
-import sitepages
+
+from tests.browser import sitepages
 
 pytestmark = pytest.mark.browser
 

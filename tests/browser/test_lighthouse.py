@@ -9,8 +9,9 @@ import os
 import subprocess
 
 import pytest
-import sitepages
-from browsing import CHROMIUM_ARGS, REPORT, chromium_path, new_context
+
+from tests.browser import sitepages
+from tests.browser.browsing import CHROMIUM_ARGS, REPORT, chromium_path, new_context
 
 pytestmark = pytest.mark.browser
 

@@ -1,0 +1,93 @@
+"""The benchmark suite runs and writes valid results; its candidate implementations are correct.
+
+No timing is asserted anywhere: timings depend on the machine. The smoke run uses tiny sizes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+import posenc
+from benchmarks import bench
+from benchmarks import results as results_file
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_candidates_match_posenc(layout: str, dtype: torch.dtype) -> None:
+    torch.manual_seed(0)
+    rope = posenc.RotaryEmbedding(16, layout=layout)
+    q = torch.randn(2, 3, 10, 16, dtype=dtype)
+    cos, sin = rope.cos_sin(10, dtype=dtype)
+    expected = rope(q, q)[0].double()
+    tol = 1e-2 if dtype == torch.bfloat16 else 1e-5
+    candidates = [bench.rope_hf_eager]
+    if layout == "interleaved":
+        candidates.append(bench.rope_stack_flatten)
+    for fn in candidates:
+        got = fn(q, cos, sin, layout)
+        assert got.shape == q.shape and got.dtype == dtype, fn.__name__
+        torch.testing.assert_close(got.double(), expected, atol=tol, rtol=tol, msg=fn.__name__)
+
+
+def _rope_row(layout: str, impl: str, ratio: float) -> dict:
+    return {"bench": "rope", "device": "cpu", "layout": layout, "seq_len": 1024, "impl": impl,
+            "ratio": ratio}  # fmt: skip
+
+
+def test_each_rope_target_is_judged_on_its_own() -> None:
+    rows = [_rope_row("half", "copy", 1.0), _rope_row("half", "hf_eager", 7.0),
+            _rope_row("half", "posenc", 3.5),  # twice as fast, but far from the copy
+            _rope_row("half", "posenc_compiled", 1.4),
+            _rope_row("interleaved", "copy", 1.0), _rope_row("interleaved", "hf_eager", 6.0),
+            _rope_row("interleaved", "posenc", 1.2),
+            _rope_row("interleaved", "posenc_compiled", 4.0)]  # near neither  # fmt: skip
+    found = {(t["layout"], t["impl"]): t for t in bench.rope_targets({"results": rows})}
+    # no "compiled" row in the input, so no target for it
+    assert set(found) == {(layout, impl) for layout in ("half", "interleaved")
+                          for impl in ("posenc", "posenc_compiled")}  # fmt: skip
+    verdicts = {key: (t["near_copy"], t["faster"]) for key, t in found.items()}
+    assert verdicts == {
+        ("half", "posenc"): (False, True),
+        ("half", "posenc_compiled"): (True, True),
+        ("interleaved", "posenc"): (True, True),
+        ("interleaved", "posenc_compiled"): (False, False),
+    }
+    assert found["half", "posenc"]["speedup"] == pytest.approx(2.0)
+
+
+def test_smoke_run_writes_valid_json(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "smoke.json"
+    assert bench.main(["--smoke", "--device", "cpu", "--out", str(out)]) == 0
+    results = results_file.validate(json.loads(out.read_text()))
+    assert results["smoke"] is True
+    assert set(results["load_average"]) == {"start", "end"}
+    assert {"cpu", "torch", "torch_threads"} <= set(results["machine"])
+    rows = results["results"]
+    assert {r["bench"] for r in rows} == {"rope", "alibi", "sinusoidal"}
+    for row in rows:
+        assert row["median_ms"] > 0 and row["q1_ms"] <= row["median_ms"] <= row["q3_ms"]
+        assert row["ratio"] > 0
+    for layout in ("half", "interleaved"):
+        impls = {r["impl"] for r in rows if r["bench"] == "rope" and r["layout"] == layout}
+        assert {"copy", "posenc", "hf_eager"} <= impls and "fused" not in impls
+    floors = [r for r in rows if r["impl"] == r["floor"]]
+    assert floors and all(r["ratio"] == 1.0 for r in floors)
+    printed = capsys.readouterr().out
+    assert "targets" in printed and "rope half" in printed
+
+
+def test_committed_results_are_complete() -> None:
+    """The chapter reads benchmarks/results/cpu.json: a full (not smoke) CPU run."""
+    results = results_file.load("cpu")  # checks the schema
+    assert results["smoke"] is False
+    rope = [r for r in results["results"] if r["bench"] == "rope"]
+    assert {r["shape"][2] for r in rope} >= {1024}
+    impls = {r["impl"] for r in rope}
+    assert impls >= {"copy", "mul_table", "posenc", "posenc_compiled", "hf_eager", "stack_flatten",
+                     "compiled"}  # fmt: skip
+    assert "fused" not in impls  # posenc itself is the fused formulation now
