@@ -68,14 +68,10 @@ class History:
 
     def __init__(self, root: Path = ROOT) -> None:
         self.root = root
+        self.known = repository_root(root) is not None  # without git, nothing has a date
         self.stamps = committed(root)
         self.dirty = uncommitted(root)
         self.now = int(time.time())
-
-    @property
-    def known(self) -> bool:
-        """False without git: then nothing has a date."""
-        return bool(self.stamps)
 
     def last_change(self, path: Path | str) -> int:
         """Unix time of the last change; uncommitted or untracked files changed now."""

@@ -24,6 +24,18 @@ from pathlib import Path
 from typing import Any
 
 DIRECTORY = Path(__file__).resolve().parent / "results"
+# the methods, in the order tables and figures show them, with their display names
+LABELS = {
+    "nope": "none (NoPE)",
+    "sinusoidal": "sinusoidal",
+    "learned": "learned",
+    "t5": "T5 bias",
+    "rope": "RoPE",
+    "rope+pi": "RoPE + PI",
+    "rope+ntk": "RoPE + NTK",
+    "rope+yarn": "RoPE + YaRN",
+    "alibi": "ALiBi",
+}
 TOP_LEVEL = ("profile", "config", "hardware", "software", "wall_seconds", "results")
 METHOD = ("trained_as", "final_train_loss", "perplexity", "perplexity_beyond_128")
 
@@ -40,6 +52,8 @@ def validate(report: dict[str, Any], where: str = "report") -> dict[str, Any]:
     """
     if missing := [key for key in TOP_LEVEL if key not in report]:
         raise ValueError(f"{where}: missing keys {missing}")
+    if set(report["results"]) != set(LABELS):
+        raise ValueError(f"{where}: methods {sorted(report['results'])}, expected {sorted(LABELS)}")
     lengths = {str(n) for n in report["config"]["eval_lengths"]}
     for method, entry in report["results"].items():
         if absent := [key for key in METHOD if key not in entry]:

@@ -5,25 +5,26 @@ Reads the committed results of experiments/extrapolation (the full profile).
 
 import matplotlib.pyplot as plt
 
-from experiments.extrapolation.results import load
+from experiments.extrapolation.results import LABELS, load
 
 
 def draw_perplexity(path="extrapolation-experiment-perplexity.svg"):
     report = load("full")
     lengths = report["config"]["eval_lengths"]
-    styles = {
-        "nope": ("none (NoPE)", "C7", "-"),
-        "sinusoidal": ("sinusoidal", "C0", "-"),
-        "learned": ("learned", "C5", "-"),
-        "t5": ("T5 bias", "C4", "-"),
-        "rope": ("RoPE", "C3", "-"),
-        "rope+pi": ("RoPE + PI", "C3", "--"),
-        "rope+ntk": ("RoPE + NTK", "C3", ":"),
-        "rope+yarn": ("RoPE + YaRN", "C3", "-."),
-        "alibi": ("ALiBi", "C2", "-"),
+    styles = {  # colour and line of each method: the RoPE family shares a colour
+        "nope": ("C7", "-"),
+        "sinusoidal": ("C0", "-"),
+        "learned": ("C5", "-"),
+        "t5": ("C4", "-"),
+        "rope": ("C3", "-"),
+        "rope+pi": ("C3", "--"),
+        "rope+ntk": ("C3", ":"),
+        "rope+yarn": ("C3", "-."),
+        "alibi": ("C2", "-"),
     }
     fig, ax = plt.subplots(figsize=(8, 4.4), constrained_layout=True)
-    for name, (label, color, line) in styles.items():
+    for name, (color, line) in styles.items():
+        label = LABELS[name]
         row = report["results"][name]["perplexity"]
         points = [(n, row[str(n)]) for n in lengths if row[str(n)] is not None]
         xs, ys = zip(*points, strict=True)

@@ -4,7 +4,7 @@ Run it from the repository: python snippets/extrapolation_experiment/results.py
 """
 
 # --8<-- [start:load]
-from experiments.extrapolation.results import load
+from experiments.extrapolation.results import LABELS, load
 
 report = load("full")  # experiments/extrapolation/results/full.json, checked against its schema
 config, hardware = report["config"], report["hardware"]
@@ -21,17 +21,7 @@ print(
 # --8<-- [end:load]
 
 # --8<-- [start:table]
-NAMES = {
-    "nope": "none (NoPE)",
-    "sinusoidal": "sinusoidal",
-    "learned": "learned",
-    "t5": "T5 bias",
-    "rope": "RoPE",
-    "rope+pi": "RoPE + PI",
-    "rope+ntk": "RoPE + NTK",
-    "rope+yarn": "RoPE + YaRN",
-    "alibi": "ALiBi",
-}
+NAMES = LABELS  # display name of each method, from the results module
 
 
 def perplexity_table(results, key="perplexity"):

@@ -177,6 +177,10 @@ def _run(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.Completed
     )
 
 
+def _pytest(python: str, repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], repo)
+
+
 @pytest.mark.slow
 def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> None:
     repo = _copy_of_repo(tmp_path / "repo")
@@ -213,21 +217,14 @@ def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> No
         stderr=subprocess.STDOUT,
         text=True,
     )
-    tests = _run(
-        [
-            python,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/site/test_codeblocks.py",
-            "tests/site/test_snippets.py",
-            "tests/chapters/test_demo_topic.py",
-            "-k",
-            "demo-topic or demo_topic",
-        ],
+    tests = _pytest(
+        python,
         repo,
+        "tests/site/test_codeblocks.py",
+        "tests/site/test_snippets.py",
+        "tests/chapters/test_demo_topic.py",
+        "-k",
+        "demo-topic or demo_topic",
     )
     log, _ = build.communicate(timeout=300)
 
@@ -268,16 +265,5 @@ def test_scaffolded_chapter_builds_and_its_stub_test_fails(tmp_path: Path) -> No
     (repo / "tests" / "chapters" / "test_demo_topic.py").write_text(
         "def test_claim() -> None:\n    assert sum(range(4)) == 6\n", encoding="utf-8"
     )
-    written = _run(
-        [
-            python,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/chapters/test_demo_topic.py",
-        ],
-        repo,
-    )
+    written = _pytest(python, repo, "tests/chapters/test_demo_topic.py")
     assert written.returncode == 0, written.stdout
