@@ -29,7 +29,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 PIP_INDEX_ARGS := $(if $(TORCH_INDEX_URL),--extra-index-url $(TORCH_INDEX_URL))
 
 .PHONY: help install serve build test test-fast test-chapter figures lint chapter clean
-.PHONY: browser-deps test-browser
+.PHONY: browser-deps cjk-font test-browser
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -69,31 +69,42 @@ $(NODE_STAMP): package.json package-lock.json
 
 install: $(STAMP) $(ROOT_ON_PATH) $(NODE_STAMP)  ## create .venv and node_modules from the lock files
 
-figures: install  ## draw every figure from snippets/ into docs/figures/
+figures: install cjk-font  ## draw every figure from snippets/ into docs/figures/
 	@$(PY) -m tools.figures
 
-build: install  ## build the whole site (both languages) into site/, warnings are errors
+build: install cjk-font  ## build the whole site (both languages) into site/, warnings are errors
 	@$(PY) -m mkdocs build --strict
 
-serve: install  ## build and serve the whole site on http://127.0.0.1:8000 (en at /, zh at /zh/)
+serve: install cjk-font  ## build and serve the whole site on http://127.0.0.1:8000 (en at /, zh at /zh/)
 	@$(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
 
 test: lint build browser-deps  ## everything CI runs: lint, the full site build, then every test
 	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest --durations=15 $(PYTEST_ARGS)
 
-# Headless Chromium and CJK fonts for the browser tests (Debian packages; apt-get as root,
-# or through sudo). Skipped when both are there already; POSENC_CHROMIUM names another
-# Chrome/Chromium binary (e.g. GitHub's preinstalled google-chrome) instead of Debian's.
-browser-deps:  ## install Chromium + fonts-noto-cjk for the browser tests (if missing)
-	@if { command -v chromium >/dev/null 2>&1 || [ -x "$${POSENC_CHROMIUM:-}" ]; } \
-	    && fc-list :lang=zh 2>/dev/null | grep -q .; then :; else \
-	  command -v apt-get >/dev/null || { echo "error: the browser tests need Chromium and a CJK font:"; \
-	    echo "       install them (Debian: apt-get install chromium fonts-noto-cjk) or point"; \
-	    echo "       POSENC_CHROMIUM at a Chrome/Chromium binary."; exit 1; }; \
-	  echo "installing chromium and fonts-noto-cjk with apt-get (about 30 s) ..."; \
-	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
-	    chromium fonts-noto-cjk >/dev/null; fi
+# Debian packages, installed with apt-get (as root, or through sudo) when missing.
+# fonts-noto-cjk: the Chinese figures are laid out with Noto Sans CJK SC (tools/matplotlibrc),
+# and the browser tests render Chinese pages with it. A fresh install also drops the figures'
+# matplotlib font cache (.cache/matplotlib), which would not know the new font.
+# chromium: the browser tests; POSENC_CHROMIUM names another Chrome/Chromium binary instead
+# (e.g. GitHub's preinstalled google-chrome).
+APT_INSTALL = SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq
+
+cjk-font:  ## install fonts-noto-cjk (figures and browser tests need a CJK font) if missing
+	@if fc-list ':lang=zh' family 2>/dev/null | grep -q "Noto Sans CJK"; then :; else \
+	  command -v apt-get >/dev/null || { echo "error: the figures need the font Noto Sans CJK SC:"; \
+	    echo "       install it (Debian: apt-get install fonts-noto-cjk; macOS: brew install"; \
+	    echo "       --cask font-noto-sans-cjk-sc)."; exit 1; }; \
+	  echo "installing fonts-noto-cjk with apt-get (about 20 s) ..."; \
+	  $(APT_INSTALL) fonts-noto-cjk fontconfig >/dev/null && rm -rf .cache/matplotlib; fi
+
+browser-deps: cjk-font  ## install Chromium for the browser tests (if missing)
+	@if command -v chromium >/dev/null 2>&1 || [ -x "$${POSENC_CHROMIUM:-}" ]; then :; else \
+	  command -v apt-get >/dev/null || { echo "error: the browser tests need Chromium: install"; \
+	    echo "       it (Debian: apt-get install chromium) or point POSENC_CHROMIUM at a"; \
+	    echo "       Chrome/Chromium binary."; exit 1; }; \
+	  echo "installing chromium with apt-get (about 30 s) ..."; \
+	  $(APT_INSTALL) chromium >/dev/null; fi
 
 test-browser: build browser-deps  ## only the browser tests (Chromium against the built site)
 	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest -m browser $(PYTEST_ARGS)
@@ -111,7 +122,7 @@ lint: install  ## ruff, twin parity, zh punctuation, snippet includes (pre-commi
 	@$(VENV)/bin/ruff check --quiet
 	@$(VENV)/bin/ruff format --check --quiet
 	@$(PY) -m tools.parity
-	@$(PY) -m tools.zh_punctuation
+	@$(PY) -m tools.zh_text
 	@$(PY) -m tools.check_snippets
 
 CHAPTER_ARGS = $(if $(TITLE),--title "$(TITLE)") $(if $(ZH_TITLE),--zh-title "$(ZH_TITLE)")

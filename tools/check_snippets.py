@@ -9,7 +9,8 @@ For every page in ``docs/`` (both languages):
   elsewhere, such as benchmark results, are fine);
 * a ``title="..."`` on a code fence names the file the fence includes;
 * each figure ``../figures/<name>.svg`` is saved by a ``figure_*.py`` script of the page's
-  snippet folder, and a chapter's figure names start with the chapter name.
+  snippet folder, and a chapter's figure names start with the chapter name; the Chinese
+  version of a figure is ``<name>.zh.svg``, saved by the same script.
 
 For every file in ``snippets/``: sections open and close once, in order, never nested in
 another section of the same name. Sections that no page shows are notes, not errors.
@@ -119,7 +120,8 @@ def check_page(
         where = f"{rel}:{line}"
         if not name.startswith(chapter.figure_prefix):
             problems.append(f"{where}: figure {name} must be named {chapter.slug}-<what>.svg")
-        if name not in _saved_by(chapter.snippet_folder):
+        saved = _saved_by(chapter.snippet_folder)
+        if name not in saved and name.replace(".zh.svg", ".svg") not in saved:
             problems.append(
                 f"{where}: no snippets/{own}/figure_*.py saves {name}: write a "
                 f'figure script that calls savefig("{name}")'

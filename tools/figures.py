@@ -33,7 +33,7 @@ OUT_DIR = layout.figures_dir()
 RCFILE = Path(__file__).resolve().parent / "matplotlibrc"
 
 
-def _inputs_digest(script: Path, root: Path) -> str:
+def _inputs_digest(script: Path, root: Path, font: str) -> str:
     """Everything a figure depends on: the script, the library, the settings, this tool."""
     h = hashlib.sha256()
     library = sorted((root / "src" / "posenc").rglob("*.py"))
@@ -45,13 +45,32 @@ def _inputs_digest(script: Path, root: Path) -> str:
     for path in tools:
         h.update(path.name.encode())
         h.update(path.read_bytes())
+    h.update(font.encode())
     return h.hexdigest()[:20]
+
+
+def cjk_font() -> str:
+    """The font file Chinese labels are laid out with, as ``name:size``, or "none": another
+    font moves the text, so it is one of every figure's inputs."""
+    try:
+        found = subprocess.run(
+            ["fc-match", "--format=%{file}", "Noto Sans CJK SC"], capture_output=True, text=True
+        ).stdout
+    except OSError:
+        return "none"
+    path = Path(found)
+    return f"{path.name}:{path.stat().st_size}" if found and path.is_file() else "none"
 
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
     env.update(
-        MATPLOTLIBRC=str(RCFILE), MPLBACKEND="Agg", SOURCE_DATE_EPOCH="0", PYTHONHASHSEED="0"
+        MATPLOTLIBRC=str(RCFILE),
+        MPLBACKEND="Agg",
+        # a font cache of our own: `make cjk-font` drops it when it installs the font
+        MPLCONFIGDIR=str(layout.cache_dir() / "matplotlib"),
+        SOURCE_DATE_EPOCH="0",
+        PYTHONHASHSEED="0",
     )
     return env
 
@@ -93,7 +112,8 @@ def build(
     produced: dict[str, list[str]] = {}
     owners: dict[str, str] = {}
     cache = layout.cache_dir(root) / "figures"
-    scripts = {s: cache / _inputs_digest(s, root) for s in layout.figure_scripts(root)}
+    font = cjk_font()
+    scripts = {s: cache / _inputs_digest(s, root, font) for s in layout.figure_scripts(root)}
     stale = [s for s, cached in scripts.items() if force or not (cached / "manifest.json").exists()]
 
     def redraw(script: Path) -> None:

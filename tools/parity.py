@@ -42,7 +42,8 @@ def structure(page: Path) -> dict[str, object]:
             include.path + (f":{include.section}" if include.section else "")
             for include in layout.includes(text)
         ],
-        "figures": layout.figure_targets(text),
+        # a Chinese page shows the Chinese version of a figure where there is one
+        "figures": [target.replace(".zh.svg", ".svg") for target in layout.figure_targets(text)],
         "headings per level": sorted(
             Counter(len(m) for m in re.findall(r"^(#{1,6})\s", prose, re.MULTILINE)).items()
         ),
