@@ -16,6 +16,7 @@ them at a scratch copy.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,8 +50,9 @@ def figures_dir(root: Path = ROOT) -> Path:
 
 
 def site_dir(root: Path = ROOT) -> Path:
-    """Where ``mkdocs build`` writes the site."""
-    return root / "site"
+    """The built site the tests read: ``site/``, or ``$POSENC_SITE_DIR`` for a site built
+    elsewhere (``mkdocs build -d DIR``)."""
+    return Path(os.environ.get("POSENC_SITE_DIR") or root / "site").resolve()
 
 
 def cache_dir(root: Path = ROOT) -> Path:

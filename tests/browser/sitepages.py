@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from tools.layout import ROOT
+from tools import layout
 
-# POSENC_SITE_DIR lets a run test a site built elsewhere (`mkdocs build -d DIR`)
-SITE = Path(os.environ.get("POSENC_SITE_DIR") or ROOT / "site").resolve()
+SITE = layout.site_dir()  # POSENC_SITE_DIR: a site built elsewhere (`mkdocs build -d DIR`)
 LANGS = ("en", "zh")  # default language first; the others live under /<lang>/
 
 
