@@ -6,9 +6,9 @@ import os
 import shutil
 from urllib.parse import urlparse
 
-from tests.browser import sitepages
+from tools import layout
 
-SCREENSHOTS = sitepages.ROOT / "artifacts" / "screenshots"
+SCREENSHOTS = layout.ROOT / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 MOBILE = {"width": 390, "height": 844}
 

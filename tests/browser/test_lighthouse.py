@@ -12,10 +12,11 @@ import pytest
 
 from tests.browser import sitepages
 from tests.browser.browsing import CHROMIUM_ARGS, REPORT, chromium_path, new_context
+from tools import layout
 
 pytestmark = pytest.mark.browser
 
-LIGHTHOUSE = sitepages.ROOT / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE = layout.ROOT / "node_modules" / ".bin" / "lighthouse"
 BUDGETS = {"performance": 90, "accessibility": 95, "best-practices": 95, "seo": 90}
 CHAPTER_WEIGHT_BUDGET = 1_500_000  # bytes, everything transferred, math fonts included
 
