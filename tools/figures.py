@@ -31,6 +31,8 @@ from tools.layout import ROOT
 
 OUT_DIR = layout.figures_dir()
 RCFILE = Path(__file__).resolve().parent / "matplotlibrc"
+# figure file name -> the script that drew it (repository path), as of the last `build`
+OWNERS: dict[str, str] = {}
 
 
 def _inputs_digest(script: Path, root: Path, font: str) -> str:
@@ -134,6 +136,8 @@ def build(
             owners[name] = rel
             _copy_if_changed(cached / name, out_dir / name)
         produced[rel] = names
+    OWNERS.clear()
+    OWNERS.update(owners)
     # a figure whose script is gone must not linger and hide a broken reference
     for stale in set(p.name for p in out_dir.glob("*.svg")) - set(owners):
         (out_dir / stale).unlink()
