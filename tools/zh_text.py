@@ -204,8 +204,9 @@ def _masked(line: str) -> str:
 
 _FULL_WIDTH = "，。：；！？、（）“”《》"
 # bold/italic markers are not text: "。** 下一句" renders as "。 下一句"
-_SPACE_AFTER_FULL_WIDTH = re.compile(rf"[{_FULL_WIDTH}][*_]*[ \t]+(?=\S)")
-_SPACE_BEFORE_FULL_WIDTH = re.compile(rf"(?<=\S)[ \t]+[*_]*[{_FULL_WIDTH}]")
+# (a table cell's border | is not text)
+_SPACE_AFTER_FULL_WIDTH = re.compile(rf"[{_FULL_WIDTH}][*_]*[ \t]+(?=[^\s|])")
+_SPACE_BEFORE_FULL_WIDTH = re.compile(rf"(?<=[^\s|])[ \t]+[*_]*[{_FULL_WIDTH}]")
 _SPACE_BETWEEN_CHINESE = re.compile(rf"[{HAN}][*_]*[ \t]+[*_]*[{HAN}]")
 
 
@@ -231,7 +232,12 @@ def problems(text: str) -> list[tuple[int, str]]:
         for pattern in (_SPACE_AFTER_FULL_WIDTH, _SPACE_BEFORE_FULL_WIDTH, _SPACE_BETWEEN_CHINESE):
             for m in pattern.finditer(text):
                 found.append(
-                    (i + 1, f"a space the reader sees inside Chinese text: {m.group(0)!r}")
+                    (
+                        i + 1,
+                        f"a space the reader sees in Chinese text: {m.group(0)!r} (none after "
+                        "full-width punctuation or around “”; a bold lead-in takes its "
+                        "punctuation outside: **标题**。正文)",
+                    )
                 )
     return found
 
@@ -242,7 +248,8 @@ def main() -> int:
     parser.add_argument("pages", nargs="*", type=Path)
     args = parser.parse_args()
     pages = [p.resolve() for p in args.pages] or [
-        p for p in layout.markdown_pages() if layout.language_of(p) == "zh"
+        *(p for p in layout.markdown_pages() if layout.language_of(p) == "zh"),
+        ROOT / "CONTRIBUTING.zh.md",
     ]
     bad = 0
     for page in pages:
