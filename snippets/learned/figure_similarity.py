@@ -1,4 +1,8 @@
-"""Figure: cosine similarity between position vectors, untrained learned table vs sinusoidal."""
+"""Figure: cosine similarity between position vectors, untrained learned table vs sinusoidal.
+
+Saved twice with the same data: learned-similarity.svg (English labels) and
+learned-similarity.zh.svg (Chinese labels).
+"""
 
 import matplotlib.pyplot as plt
 import torch
@@ -6,27 +10,53 @@ import torch.nn.functional as F
 
 import posenc
 
+FILES = {"en": "learned-similarity.svg", "zh": "learned-similarity.zh.svg"}
+LABELS = {
+    "en": {
+        "learned": "learned table at initialisation",
+        "sinusoidal": "sinusoidal",
+        "x": "position q",
+        "y": "position p",
+    },
+    "zh": {
+        "learned": "初始化时的位置嵌入表",
+        "sinusoidal": "正弦位置编码",
+        "x": "位置 q",
+        "y": "位置 p",
+    },
+}
 
-def similarity(rows):
+
+def similarity(rows: torch.Tensor) -> torch.Tensor:
+    """Cosine similarity of every pair of rows: entry (p, q) is cos(E_p, E_q)."""
     rows = F.normalize(rows, dim=-1)
     return rows @ rows.T
 
 
-def draw_similarity(path="learned-similarity.svg"):
+def draw_similarity(lang: str = "en") -> None:
+    # Chinese labels need the CJK font named as a fallback family (a generic "sans-serif"
+    # resolves to one font only, which has no Chinese glyphs)
+    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
+        _draw_similarity(LABELS[lang], FILES[lang])
+
+
+def _draw_similarity(labels: dict[str, str], path: str) -> None:
     torch.manual_seed(0)
     learned = posenc.LearnedPositionalEmbedding(max_positions=128, dim=768)
     panels = [
-        ("learned table at initialisation", learned.weight.detach()),
-        ("sinusoidal", posenc.sinusoidal(128, 768)),
+        (labels["learned"], learned.weight.detach()),
+        (labels["sinusoidal"], posenc.sinusoidal(128, 768)),
     ]
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.8), constrained_layout=True)
     for ax, (title, rows) in zip(axes, panels, strict=True):
         image = ax.imshow(similarity(rows).numpy(), vmin=-1, vmax=1, cmap="RdBu_r")
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("position q")
-        ax.set_ylabel("position p")
-    fig.colorbar(image, ax=axes, label="cos(E_p, E_q)")
+        ax.set_xlabel(labels["x"])
+        ax.set_ylabel(labels["y"])
+    fig.colorbar(image, ax=axes, label=r"$\cos(E_p, E_q)$")
     fig.savefig(path)
+    plt.close(fig)
 
 
-draw_similarity()
+draw_similarity("en")
+draw_similarity("zh")

@@ -1,5 +1,8 @@
 """Chapter "Learned absolute embeddings": a trainable table of position vectors (BERT, GPT-2).
 
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
+
 Run it: python snippets/learned/learned.py
 """
 
@@ -35,16 +38,29 @@ def far_similarity(rows: torch.Tensor, gap: int = 100) -> float:
 
 
 with torch.no_grad():
-    random_rows = table.weight[:200]
+    random_rows = table.weight[:200]  # the untrained table above
 sine_rows = posenc.sinusoidal(200, 768)
-print(
-    f"sinusoidal: neighbours {neighbour_similarity(sine_rows):.2f}, 100 apart {far_similarity(sine_rows):.2f}"
-)
-print(
-    f"learned, untrained: neighbours {neighbour_similarity(random_rows):.2f}, 100 apart {far_similarity(random_rows):.2f}"
-)
-assert neighbour_similarity(sine_rows) > 0.9 and abs(neighbour_similarity(random_rows)) < 0.05
+# the sinusoidal rows: neighbours far more alike than rows 100 apart; the random rows: neither
+assert neighbour_similarity(sine_rows) > 0.9 > 0.5 > far_similarity(sine_rows)
+assert abs(neighbour_similarity(random_rows)) < 0.05 and abs(far_similarity(random_rows)) < 0.05
+
+
+def show_similarity(lang: str = "en") -> None:
+    line = {
+        "en": "{name}: neighbours {near:.2f}, 100 apart {far:.2f}",
+        "zh": "{name}：相邻位置 {near:.2f}，相隔 100 个位置 {far:.2f}",
+    }[lang]
+    names = {
+        "en": ("sinusoidal", "learned, untrained"),
+        "zh": ("正弦位置编码", "未训练的位置嵌入"),
+    }[lang]
+    for name, rows in zip(names, (sine_rows, random_rows), strict=True):
+        near, far = neighbour_similarity(rows), far_similarity(rows)
+        print(line.format(name=name, near=near, far=far))
+
+
 # --8<-- [end:structure]
+
 
 # --8<-- [start:unseen_rows]
 torch.manual_seed(0)
@@ -57,10 +73,18 @@ for _ in range(20):  # train on sequences of length 64 only
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-changed = (small.weight.detach() != before).any(dim=-1)
-print(
-    f"rows updated: {int(changed[:64].sum())} of the first 64, {int(changed[64:].sum())} of the last 64"
-)
+changed = (small.weight.detach() != before).any(dim=-1)  # (128,) True where a row moved
+assert changed[:64].all() and not changed[64:].any()
+
+
+def show_unseen_rows(lang: str = "en") -> None:
+    line = {
+        "en": "rows updated: {first} of the first 64, {last} of the last 64",
+        "zh": "更新过的行：前 64 行里有 {first} 行，后 64 行里有 {last} 行",
+    }[lang]
+    print(line.format(first=int(changed[:64].sum()), last=int(changed[64:].sum())))
+
+
 # --8<-- [end:unseen_rows]
 
 # --8<-- [start:too_long]
@@ -93,10 +117,20 @@ models = {  # name: (max_positions, d_model)
     "GPT-2 large": (1024, 1280),
     "GPT-2 XL": (1024, 1600),
 }
-for name, (max_positions, d_model) in models.items():
-    params = posenc.LearnedPositionalEmbedding(max_positions, d_model).weight.numel()
-    assert params == max_positions * d_model
-    print(f"{name:13s} {max_positions:5d} x {d_model:4d} = {params:>9,d} parameters")
+table_sizes = {
+    name: posenc.LearnedPositionalEmbedding(max_positions, d_model).weight.numel()
+    for name, (max_positions, d_model) in models.items()
+}
+assert all(table_sizes[name] == p * d for name, (p, d) in models.items())
+
+
+def show_table_sizes(lang: str = "en") -> None:
+    unit = {"en": "parameters", "zh": "个参数"}[lang]
+    for name, (max_positions, d_model) in models.items():
+        size = table_sizes[name]
+        print(f"{name:13s} {max_positions:5d} x {d_model:4d} = {size:>9,d} {unit}")
+
+
 # --8<-- [end:parameters]
 
 
@@ -116,30 +150,62 @@ def gpt2_params(vocab=50257, positions=1024, d=768, layers=12) -> int:
     return (vocab + positions) * d + layers * layer + 2 * d
 
 
-for name, total, table_size in [
-    ("BERT-base", bert_params(), 512 * 768),
-    ("GPT-2 small", gpt2_params(), 1024 * 768),
-]:
-    print(f"{name}: {total:,d} parameters, position table {100 * table_size / total:.2f}%")
+def show_share(lang: str = "en") -> None:
+    line = {
+        "en": "{name}: {total:,d} parameters, position table {share:.2f}%",
+        "zh": "{name}：共 {total:,d} 个参数，位置表占 {share:.2f}%",
+    }[lang]
+    for name, total in [("BERT-base", bert_params()), ("GPT-2 small", gpt2_params())]:
+        share = 100 * table_sizes[name] / total
+        print(line.format(name=name, total=total, share=share))
+
+
 # --8<-- [end:share]
 
+
 # --8<-- [start:exercise_cache]
-gpt2_table = posenc.LearnedPositionalEmbedding(max_positions=1024, dim=768)
-new_token = torch.randn(1, 1, 768)  # one token generated with a KV cache
-for cached in (1022, 1023, 1024):
-    try:
-        gpt2_table(new_token, offset=cached)
-        print(f"{cached} tokens in the cache: ok")
-    except ValueError as err:
-        print(f"{cached} tokens in the cache: {err}")
+def show_cache_limit(lang: str = "en") -> None:
+    line = {
+        "en": "{cached} tokens in the cache: {result}",
+        "zh": "缓存里有 {cached} 个 token：{result}",
+    }[lang]
+    ok = {"en": "ok", "zh": "可以"}[lang]
+    gpt2_table = posenc.LearnedPositionalEmbedding(max_positions=1024, dim=768)
+    new_token = torch.randn(1, 1, 768)  # one token generated with a KV cache
+    for cached in (1022, 1023, 1024):
+        try:
+            gpt2_table(new_token, offset=cached)  # the new token sits at position `cached`
+            print(line.format(cached=cached, result=ok))
+        except ValueError as err:
+            print(line.format(cached=cached, result=err))
+
+
 # --8<-- [end:exercise_cache]
 
+
 # --8<-- [start:exercise_llama]
-d_model, context = 4096, 4096
-print(
-    f"a learned table for {context} positions at d_model {d_model}: {context * d_model:,d} parameters"
-)
-print(
-    f"the sinusoidal encoding: {sum(p.numel() for p in posenc.SinusoidalPositionalEncoding(d_model).parameters())} parameters"
-)
+def show_table_cost(lang: str = "en", context: int = 4096, d_model: int = 4096) -> None:
+    learned = context * d_model  # one row of d_model numbers per position
+    sinusoidal = sum(p.numel() for p in posenc.SinusoidalPositionalEncoding(d_model).parameters())
+    lines = {
+        "en": (
+            f"a learned table for {context} positions at d_model {d_model}: {learned:,d} parameters",
+            f"the sinusoidal encoding: {sinusoidal} parameters",
+        ),
+        "zh": (
+            f"{context} 个位置、d_model = {d_model} 的位置嵌入表：{learned:,d} 个参数",
+            f"正弦位置编码：{sinusoidal} 个参数",
+        ),
+    }[lang]
+    print(*lines, sep="\n")
+
+
 # --8<-- [end:exercise_llama]
+
+
+show_similarity()
+show_unseen_rows()
+show_table_sizes()
+show_share()
+show_cache_limit()
+show_table_cost()
