@@ -109,7 +109,7 @@ bias = posenc.T5RelativeBias(num_heads=12, bidirectional=True)  # T5-base: 12 he
 print(bias)
 print(tuple(bias.weight.shape), bias.weight.numel(), "parameters for the whole model")
 with torch.no_grad():
-    b = bias(5, 5)  # (1, heads, q_len, k_len): added to every layer's attention logits
+    b = bias(5, 5)[None]  # (1, heads, q_len, k_len): added to every layer's attention logits
 print(tuple(b.shape))
 # a bias depends only on the bucket of j - i: pairs (0, 2) and (2, 4) get the same value
 print(torch.equal(b[0, :, 0, 2], b[0, :, 2, 4]))
@@ -154,7 +154,7 @@ print(delta(i_idx, j_idx))
 
 # --8<-- [start:exercise_shaw]
 K = 2
-table_row = posenc.relative_positions(1, 8)[0, 7].clamp(-K, K) + K  # query 0, key 7
+table_row = posenc.relative_positions(1, 8, offset=0)[0, 7].clamp(-K, K) + K  # query 0, key 7
 print(int(table_row), "= row 2K, the same as for key 2")
 # --8<-- [end:exercise_shaw]
 

@@ -1,10 +1,37 @@
 r"""posenc: position encodings for Transformers, small enough to read, checked against references.
 
 One module per family, pure tensor functions first and thin `torch.nn.Module` wrappers after.
-Shape convention: ``(batch, heads, seq, head_dim)``.
+Every module follows the same conventions:
+
+- **Shapes.** Queries, keys and values are ``(batch, heads, seq, head_dim)``; keys and values
+  may have fewer heads than the queries (grouped-query attention: ``kv_heads`` divides
+  ``heads``). Token embeddings are ``(batch, seq, dim)``.
+- **Biases** (`alibi_bias`, `ALiBi`, `T5RelativeBias`) are ``(heads, q_len, k_len)``: one
+  matrix per head, broadcast over the batch by `attention` (``bias=``) or by ``+``.
+- **Relative position** \(r = j - i\): key position minus query position, negative for keys
+  in the past (`relative_positions`; T5 and Shaw et al. use it as it is, ALiBi's bias is
+  \(m_h\,r\) when causal and \(-m_h|r|\) when not).
+- **offset** is the position of the first query, i.e. the number of tokens already in a KV
+  cache. Queries sit at ``offset .. offset + q_len - 1`` and keys at ``0 .. k_len - 1``; given
+  one of ``k_len`` and ``offset``, the other follows from "the queries are the last ``q_len``
+  keys" (``k_len = offset + q_len``). `attention` always takes the queries to be the last
+  keys. A ``forward`` that takes explicit ``positions`` refuses an ``offset`` with them.
+- **Positions** are integer tensors (int32 or int64), never floats or Python lists:
+  ``(seq,)`` shared by the batch, or ``(batch, seq)`` (left padding, packed sequences).
+- **Arguments.** Sizes come first, then ``base`` (the constant of a frequency formula), both
+  positional; every other argument is keyword-only. Flags (``causal``, ``bidirectional``,
+  ``compiled``, ``keep_longest``) must be ``True`` or ``False``.
+- **Precision.** Tables (angles, cosines, sines, biases) are computed in float32 and cast to
+  the requested floating dtype at the end; integer dtypes are refused.
+- **Errors.** A wrong type raises `TypeError`, a wrong value `ValueError`, each saying
+  ``"<argument> must be <what is allowed>, got <value>"``. Checks never read tensor values
+  on an accelerator (that would synchronise with the device): there, a negative position
+  is not caught; on CPU it is.
+- **RoPE scaling** dicts are transformers' ``rope_parameters``, passed unchanged (see
+  `RopeScaling.from_dict`), and give the same frequencies, bit for bit.
 """
 
-from .alibi import ALiBi, alibi_bias, alibi_distances, alibi_slope_values, alibi_slopes
+from .alibi import ALiBi, alibi_bias, alibi_slope_values, alibi_slopes
 from .attention import attention
 from .learned import LearnedPositionalEmbedding
 from .relative import ShawRelativeEmbedding, T5RelativeBias, relative_positions, t5_relative_bucket
@@ -15,8 +42,16 @@ from .rope import (
     rotary_cos_sin,
     rotate_half,
     rotate_interleaved,
+    rotate_reference,
 )
-from .rope_scaling import LENGTH_DEPENDENT, ROPE_SCALING, default_inv_freq, rope_inv_freq
+from .rope_scaling import (
+    LENGTH_DEPENDENT,
+    ROPE_SCALING,
+    RopeScaling,
+    RopeVariant,
+    default_inv_freq,
+    rope_inv_freq,
+)
 from .sinusoidal import SinusoidalPositionalEncoding, sinusoidal
 
 __all__ = [
@@ -35,17 +70,19 @@ __all__ = [
     "rotate_interleaved",
     "interleaved_to_half_permutation",
     "rotary_cos_sin",
+    "rotate_reference",
     "apply_rotary",
     "RotaryEmbedding",
     # rope_scaling
     "default_inv_freq",
     "rope_inv_freq",
+    "RopeScaling",
+    "RopeVariant",
     "ROPE_SCALING",
     "LENGTH_DEPENDENT",
     # alibi
     "alibi_slope_values",
     "alibi_slopes",
-    "alibi_distances",
     "alibi_bias",
     "ALiBi",
     # attention

@@ -1,8 +1,9 @@
 r"""ALiBi: attention with linear biases (Press, Smith & Lewis, 2022).
 
-No position is added to the tokens; instead head \(h\) adds \(-m_h\,(i - j)\) to the logit of
-query \(i\) and key \(j\), a penalty growing linearly with distance. The slopes \(m_h\) form a
-geometric sequence; for \(n = 2^k\) heads, \(m_h = 2^{-8h/n}\), \(h = 1, \dots, n\).
+No position is added to the tokens; instead head \(h\) adds \(m_h\,(j - i) = -m_h\,(i - j)\) to
+the logit of query \(i\) and key \(j\), a penalty growing linearly with the distance to a
+past key. The slopes \(m_h\) form a geometric sequence; for \(n = 2^k\) heads,
+\(m_h = 2^{-8h/n}\), \(h = 1, \dots, n\).
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ import math
 import torch
 from torch import nn
 
-from ._checks import check_int
+from ._checks import (
+    check_bool,
+    check_device,
+    check_float_dtype,
+    check_floating,
+    check_int,
+    check_on_device,
+)
+from .relative import relative_positions
 
 
 def _power_of_two_slopes(n: int) -> list[float]:
@@ -59,48 +68,18 @@ def alibi_slopes(
     Args:
         num_heads: Number of heads \(n \ge 1\).
         device: Device of the result.
-        dtype: dtype of the result.
+        dtype: Floating dtype of the result.
 
     Returns:
         A tensor of shape ``(num_heads,)``.
 
     Raises:
-        TypeError: ``num_heads`` is not an int.
+        TypeError: ``num_heads`` is not an int, or ``dtype`` is not floating.
         ValueError: ``num_heads`` < 1.
     """
+    dtype = check_float_dtype("dtype", dtype)
+    device = check_device("device", device)
     return torch.tensor(alibi_slope_values(num_heads), dtype=dtype, device=device)
-
-
-def alibi_distances(
-    q_len: int,
-    k_len: int | None = None,
-    *,
-    causal: bool = True,
-    offset: int | None = None,
-    device: torch.device | str | None = None,
-) -> torch.Tensor:
-    r"""Distances \(i - j\) (causal) or \(|i - j|\) of shape ``(q_len, k_len)``, float32.
-
-    Query \(i\) sits at position ``offset + i``; by default ``offset = k_len - q_len``, i.e. the
-    queries are the last ``q_len`` keys (decoding with a KV cache).
-
-    Raises:
-        ValueError: Negative lengths, or ``q_len > k_len`` with the default offset.
-    """
-    check_int("q_len", q_len)
-    k_len = q_len if k_len is None else check_int("k_len", k_len)
-    if offset is None:
-        if q_len > k_len:
-            raise ValueError(
-                f"q_len ({q_len}) must be <= k_len ({k_len}) when offset is not given "
-                "(queries are taken to be the last q_len keys)"
-            )
-        offset = k_len - q_len
-    check_int("offset", offset)
-    query_position = torch.arange(q_len, device=device, dtype=torch.float32)[:, None] + offset
-    key_position = torch.arange(k_len, device=device, dtype=torch.float32)[None, :]
-    distance = query_position - key_position  # i - j
-    return distance if causal else distance.abs()
 
 
 def alibi_bias(
@@ -108,17 +87,17 @@ def alibi_bias(
     q_len: int,
     k_len: int | None = None,
     *,
-    causal: bool = True,
     offset: int | None = None,
+    causal: bool = True,
     slopes: torch.Tensor | None = None,
     device: torch.device | str | None = None,
     dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
-    r"""The ALiBi bias added to attention logits.
+    r"""The ALiBi bias added to attention logits, from the relative position \(r = j - i\).
 
     \[
-    b_{h,i,j} = -m_h\,(i - j) \quad\text{(causal)}, \qquad
-    b_{h,i,j} = -m_h\,|i - j| \quad\text{(not causal)}.
+    b_{h,i,j} = m_h\,(j - i) = -m_h\,(i - j) \quad\text{(causal)}, \qquad
+    b_{h,i,j} = -m_h\,|j - i| \quad\text{(not causal)}.
     \]
 
     With ``causal=True`` entries for future keys (\(j > i\)) are positive; the causal mask
@@ -128,31 +107,42 @@ def alibi_bias(
     Args:
         num_heads: Number of heads.
         q_len: Number of queries.
-        k_len: Number of keys (default ``q_len``).
+        k_len: Number of keys (default ``offset + q_len``).
+        offset: Position of the first query (default ``k_len - q_len``: the queries are the
+            last keys, as when decoding with a KV cache).
         causal: Signed distance (decoder) or absolute distance (encoder).
-        offset: Position of the first query (default ``k_len - q_len``).
-        slopes: Slopes to use, shape ``(num_heads,)``; default `alibi_slopes`.
-        device: Device of the result (default: that of ``slopes``).
-        dtype: dtype of the result; computed in float32 first.
+        slopes: Slopes to use, a floating tensor ``(num_heads,)``; default `alibi_slopes`.
+        device: Device of the result (default: that of ``slopes``); with ``slopes``, None or
+            their device.
+        dtype: Floating dtype of the result; computed in float32 first.
 
     Returns:
         A tensor of shape ``(num_heads, q_len, k_len)``.
 
     Raises:
-        ValueError: ``num_heads`` < 1, ``q_len > k_len`` without an offset, or ``slopes`` of the
-            wrong shape.
+        TypeError: An argument of the wrong type (a list as ``slopes``, an integer ``dtype``).
+        ValueError: ``num_heads`` < 1, negative lengths, ``q_len > k_len`` without an offset,
+            ``slopes`` of the wrong shape or on another ``device``.
     """
     check_int("num_heads", num_heads, minimum=1)
+    check_bool("causal", causal)
+    dtype = check_float_dtype("dtype", dtype)
+    device = check_device("device", device)
     if slopes is None:
         slopes = alibi_slopes(num_heads, device=device)
-    elif tuple(slopes.shape) != (num_heads,):
-        raise ValueError(f"slopes must have shape ({num_heads},), got {tuple(slopes.shape)}")
-    distance = alibi_distances(q_len, k_len, causal=causal, offset=offset, device=slopes.device)
-    return (-slopes.float()[:, None, None] * distance).to(dtype)  # -m_h·(i - j)
+    else:
+        check_floating("slopes", slopes, ndim=1)
+        if slopes.shape[0] != num_heads:
+            raise ValueError(f"slopes must have shape ({num_heads},), got {tuple(slopes.shape)}")
+        if device is not None:
+            check_on_device("slopes", slopes, device, "the requested")
+    r = relative_positions(q_len, k_len, offset=offset, device=slopes.device).float()  # j - i
+    distance = r if causal else -r.abs()
+    return (slopes.float()[:, None, None] * distance).to(dtype)  # m_h·(j - i) or -m_h·|j - i|
 
 
 class ALiBi(nn.Module):
-    r"""Holds the slopes \(m_h\) as a buffer and returns the bias \(-m_h(i-j)\) (see `alibi_bias`).
+    r"""Holds the slopes \(m_h\) as a buffer and returns the bias \(m_h(j - i)\) (see `alibi_bias`).
 
     Pass ``module.slopes`` to `posenc.attention` (``alibi_slopes=``) to avoid building the bias
     at all.
@@ -165,7 +155,7 @@ class ALiBi(nn.Module):
     def __init__(self, num_heads: int, *, causal: bool = True) -> None:
         super().__init__()
         self.num_heads = check_int("num_heads", num_heads, minimum=1)
-        self.causal = causal
+        self.causal = check_bool("causal", causal)
         self.register_buffer("slopes", alibi_slopes(num_heads), persistent=False)
 
     def forward(

@@ -1,11 +1,14 @@
 r"""Scaled dot-product attention that takes ALiBi slopes or any additive bias.
 
 \[
-\mathrm{Attention}(Q, K, V) = \operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{d}} + B + M\Big) V,
+\mathrm{Attention}(Q, K, V) = \operatorname{softmax}\!\Big(s\,QK^\top + B + M\Big) V,
+\qquad s = 1/\sqrt{d},
 \]
 
-with \(B\) an additive bias (ALiBi's \(-m_h(i-j)\), T5's bucket bias, ...) and \(M\) the causal
-mask (\(-\infty\) above the diagonal). Shapes: ``(batch, heads, seq, head_dim)``.
+with \(B\) an additive bias (ALiBi's \(m_h(j - i)\), T5's bucket bias, ...) and \(M\) the causal
+mask (\(-\infty\) for keys after the query). The queries are the last ``q_len`` of the
+``k_len`` keys: query \(i\) sits at position ``k_len - q_len + i`` (decoding with a KV cache).
+Shapes: ``(batch, heads, seq, head_dim)``.
 """
 
 from __future__ import annotations
@@ -16,53 +19,54 @@ from functools import cache
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_choice, check_floating, is_compiling
-from .alibi import alibi_distances
+from ._checks import (
+    check_bool,
+    check_choice,
+    check_floating,
+    check_heads,
+    check_number,
+    check_on_device,
+    is_compiling,
+)
+from .alibi import alibi_bias
 
 BACKENDS = ("auto", "sdpa", "flex")
 
 
 try:
-    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    from torch.nn.attention.flex_attention import BlockMask, flex_attention
 except ImportError:  # torch < 2.5: no FlexAttention, the SDPA path is used
-    create_block_mask = flex_attention = None
+    BlockMask = flex_attention = None
 
-
-@cache
-def _compiled_flex_attention():
-    # Outside torch.compile, flex_attention runs an unfused reference implementation;
-    # compiling it once gives the fused kernel that never materialises the scores.
-    return torch.compile(flex_attention, dynamic=False)
+_FLEX_BLOCK = 128  # FlexAttention's default tile: 128 queries by 128 keys
 
 
 def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> None:
     for name, tensor in (("q", q), ("k", k), ("v", v)):
         check_floating(name, tensor, ndim=4)
+    for name, tensor in (("k", k), ("v", v)):
+        check_on_device(name, tensor, q.device, "q's")
+        if tensor.dtype != q.dtype:
+            raise ValueError(f"{name} must have q's dtype ({q.dtype}), got {tensor.dtype}")
     if k.shape[:3] != v.shape[:3]:
         raise ValueError(
-            "k and v must agree in (batch, kv_heads, k_len), "
-            f"got {tuple(k.shape)} and {tuple(v.shape)}"
+            "v must agree with k in (batch, kv_heads, k_len) "
+            f"{tuple(k.shape[:3])}, got {tuple(v.shape[:3])}"
         )
     if q.shape[0] != k.shape[0] or q.shape[-1] != k.shape[-1]:
         raise ValueError(
-            f"q and k must agree in batch and head_dim, got {tuple(q.shape)} and {tuple(k.shape)}"
+            f"k must agree with q in batch and head_dim ({q.shape[0]}, {q.shape[-1]}), "
+            f"got shape {tuple(k.shape)}"
         )
-    if q.shape[1] % k.shape[1]:
-        raise ValueError(f"k's heads ({k.shape[1]}) must divide q's heads ({q.shape[1]})")
+    check_heads(q.shape[1], k.shape[1])
     if causal and q.shape[2] > k.shape[2]:
         raise ValueError(
-            f"q_len ({q.shape[2]}) must be <= k_len ({k.shape[2]}) when causal "
-            "(queries are the last q_len keys)"
+            f"q_len must be <= k_len ({k.shape[2]}) when causal (the queries are the last "
+            f"q_len keys), got {q.shape[2]}"
         )
 
 
-def _check_slopes(alibi_slopes: torch.Tensor, heads: int) -> None:
-    check_floating("alibi_slopes", alibi_slopes, ndim=1)
-    if alibi_slopes.shape[0] != heads:
-        raise ValueError(
-            f"alibi_slopes must have shape ({heads},) (one slope per query head), "
-            f"got {tuple(alibi_slopes.shape)}"
-        )
+# ── SDPA: one additive mask ─────────────────────────────────────────────────
 
 
 def _additive_mask(
@@ -76,17 +80,15 @@ def _additive_mask(
 
     Its batch size stays 1 unless ``bias`` has one: SDPA broadcasts it, no per-batch copy.
     """
-    q_len, offset = q.shape[2], k_len - q.shape[2]
+    heads, q_len = q.shape[1], q.shape[2]
     mask = None
     if alibi_slopes is not None:
-        distance = alibi_distances(q_len, k_len, causal=causal, offset=offset, device=q.device)
-        mask = (-alibi_slopes.float()[:, None, None] * distance)[
-            None
-        ]  # (1, heads, q, k): -m_h·(i−j)
+        # (1, heads, q, k): m_h·(j − i), or −m_h·|j − i| when not causal
+        mask = alibi_bias(heads, q_len, k_len, causal=causal, slopes=alibi_slopes)[None]
     if bias is not None:
         mask = bias.float() if mask is None else mask + bias.float()
     if causal:
-        query_position = torch.arange(q_len, device=q.device)[:, None] + offset
+        query_position = torch.arange(q_len, device=q.device)[:, None] + (k_len - q_len)
         future = torch.arange(k_len, device=q.device)[None, :] > query_position  # j > i
         causal_mask = torch.zeros(q_len, k_len, device=q.device).masked_fill(future, float("-inf"))
         mask = causal_mask if mask is None else mask + causal_mask
@@ -104,29 +106,86 @@ def _sdpa(q, k, v, *, causal, alibi_slopes, bias, scale):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale, enable_gqa=gqa)
 
 
+# ── FlexAttention: the bias computed per score, never stored ────────────────
+
+
+@cache
+def _compiled_flex_attention():
+    # Outside torch.compile, flex_attention runs an unfused reference implementation that
+    # builds the scores; compiled, it is one fused kernel (Triton on CUDA, C++ on CPU).
+    # Default dynamic shapes: the first change of a length makes it symbolic, so a decoding
+    # loop (a new k_len at every step) compiles once more and then never again.
+    return torch.compile(flex_attention)
+
+
+def _causal_block_mask(q_len: int, k_len: int, offset: torch.Tensor, device) -> BlockMask:
+    """Which 128×128 tiles of the scores the causal mask leaves, computed from the tile indices.
+
+    ``create_block_mask`` would evaluate the mask at every (query, key) pair, a (q_len, k_len)
+    tensor; here the tiles follow from arithmetic. Query tile ``t`` holds positions
+    ``k_len - q_len + t·128 ..``; key tile ``u`` is visible to it when its first key comes no
+    later than the tile's last query, and full (no mask needed) when its last key comes no
+    later than the tile's first query and neither tile is cut short by the end of the sequence.
+    """
+    block, start = _FLEX_BLOCK, k_len - q_len
+    q_tiles, k_tiles = -(-q_len // block), -(-k_len // block)
+    tile = torch.arange(q_tiles, device=device)
+    first_query = start + tile * block
+    last_query = start + ((tile + 1) * block).clamp(max=q_len) - 1
+    visible = (last_query // block + 1).clamp(max=k_tiles)  # key tiles 0 .. visible - 1
+    full = ((first_query + 1) // block).clamp(max=k_len // block)  # key tiles 0 .. full - 1
+    full = torch.where((tile + 1) * block <= q_len, full, torch.zeros_like(full))
+    order = torch.arange(k_tiles, device=device)
+    partial_indices = (order + full[:, None]) % k_tiles  # tiles full .. visible - 1 first
+
+    def causal(batch, head, q_index, k_index):
+        return k_index <= q_index + offset  # j <= i
+
+    def tiles(x):  # (batch = 1, heads = 1, q_tiles, ...) as int32, as BlockMask stores them
+        return x[None, None].to(torch.int32)
+
+    return BlockMask.from_kv_blocks(
+        tiles(visible - full),
+        tiles(partial_indices),
+        tiles(full),
+        tiles(order.expand(q_tiles, k_tiles)),
+        BLOCK_SIZE=block,
+        mask_mod=causal,
+        seq_lengths=(q_len, k_len),
+    )
+
+
 def _flex(q, k, v, *, causal, alibi_slopes, scale):
     q_len, k_len = q.shape[2], k.shape[2]
-    offset = k_len - q_len
-    slopes = alibi_slopes.float()
+    # The first query's position as a tensor, not a Python int: the compiled kernel would
+    # guard on an int captured by score_mod and compile again at every decoding step.
+    offset = torch.tensor(k_len - q_len, device=q.device)
+    score_mod = None
+    if alibi_slopes is not None:
+        slopes = alibi_slopes.float()
+        if causal:
 
-    def alibi_score_mod(score, batch, head, q_index, k_index):
-        distance = q_index + offset - k_index  # i - j, computed per score, never stored
-        if not causal:
-            distance = distance.abs()
-        return score - slopes[head] * distance
+            def score_mod(score, batch, head, q_index, k_index):
+                return score + slopes[head] * (k_index - (q_index + offset))  # m_h·(j − i)
 
-    block_mask = None
-    if causal:
+        else:
 
-        def causal_mask(batch, head, q_index, k_index):
-            return q_index + offset >= k_index
+            def score_mod(score, batch, head, q_index, k_index):
+                return score - slopes[head] * (k_index - (q_index + offset)).abs()  # −m_h·|j − i|
 
-        block_mask = create_block_mask(causal_mask, None, None, q_len, k_len, device=q.device)
-    run = flex_attention if is_compiling() or q.device.type == "cpu" else _compiled_flex_attention()
-    return run(
-        q, k, v, score_mod=alibi_score_mod, block_mask=block_mask, scale=scale,
-        enable_gqa=q.shape[1] != k.shape[1],
-    )  # fmt: skip
+    block_mask = _causal_block_mask(q_len, k_len, offset, q.device) if causal else None
+    kwargs = {"score_mod": score_mod, "block_mask": block_mask, "scale": scale}
+    kwargs["enable_gqa"] = q.shape[1] != k.shape[1]
+    if is_compiling():  # inside the caller's compiled model: its compiler fuses this call
+        return flex_attention(q, k, v, **kwargs)
+    try:
+        return _compiled_flex_attention()(q, k, v, **kwargs)
+    except torch._dynamo.exc.BackendCompilerFailed as error:
+        raise RuntimeError(
+            f"attention(backend='flex') could not compile FlexAttention for {q.device.type}: "
+            "torch.compile needs a working C++ compiler on CPU and Triton on CUDA. "
+            "Use backend='sdpa' where neither is available."
+        ) from error
 
 
 def attention(
@@ -144,61 +203,86 @@ def attention(
 
     \[
     o_i = \sum_j \operatorname{softmax}_j\!\big(
-        s\,q_i^\top k_j - m_h\,(i - j) + B_{ij} + M_{ij}
+        s\,q_i^\top k_j + m_h\,(j - i) + B_{ij} + M_{ij}
     \big)\, v_j,
     \qquad s = 1/\sqrt{d}
     \]
 
-    (\(|i - j|\) instead of \(i - j\) when not causal). Query \(i\) sits at key position
-    ``k_len - q_len + i``, so a shorter ``q`` is the tail of the sequence (KV-cache decoding).
+    (\(-m_h|j - i|\) instead of \(m_h(j - i)\) when not causal). Query \(i\) sits at key
+    position ``k_len - q_len + i``, so a shorter ``q`` is the tail of the sequence (KV-cache
+    decoding).
 
-    Backends: ``"sdpa"`` folds ALiBi, the bias and the causal mask into one additive mask of shape
-    ``(1, heads, q_len, k_len)`` (``(batch, ...)`` only when ``bias`` has a batch dimension),
-    broadcast over the batch by `torch.nn.functional.scaled_dot_product_attention`. ``"flex"``
-    adds the ALiBi term inside FlexAttention's ``score_mod``, so no ``(heads, L, L)`` tensor is
-    ever built. ``"auto"`` picks ``"flex"`` on CUDA with ALiBi and no ``bias`` (where FlexAttention
-    exists), else ``"sdpa"``.
+    Backends: ``"sdpa"`` folds ALiBi (`posenc.alibi_bias`), the bias and the causal mask into
+    one additive mask of shape ``(1, heads, q_len, k_len)`` (``(batch, ...)`` only when ``bias``
+    has a batch dimension), broadcast over the batch by
+    `torch.nn.functional.scaled_dot_product_attention`. ``"flex"`` runs FlexAttention compiled
+    by `torch.compile` (Triton on CUDA, C++ on CPU): the ALiBi term is computed per score in
+    ``score_mod`` and the causal mask skips whole tiles, so no ``(heads, L, L)`` tensor is
+    ever built. Its first call compiles (seconds), so does the first call with a new length;
+    after that, decoding steps with a growing ``k_len`` reuse the kernel. ``"auto"`` picks
+    ``"flex"`` on CUDA with ALiBi and no ``bias`` (where FlexAttention exists), else
+    ``"sdpa"``.
 
     Args:
         q: Queries ``(batch, heads, q_len, head_dim)``.
         k: Keys ``(batch, kv_heads, k_len, head_dim)``; ``kv_heads`` divides ``heads`` (GQA).
         v: Values ``(batch, kv_heads, k_len, v_dim)``.
         causal: Mask out keys after each query.
-        alibi_slopes: Slopes \(m_h\), shape ``(heads,)`` (see `posenc.alibi_slopes`).
-        bias: Additive bias broadcastable to ``(batch, heads, q_len, k_len)``.
-        scale: Logit scale \(s\); default \(1/\sqrt{\mathrm{head\_dim}}\).
+        alibi_slopes: Slopes \(m_h\), a floating tensor ``(heads,)`` on ``q``'s device (see
+            `posenc.alibi_slopes`).
+        bias: Additive floating bias broadcastable to ``(batch, heads, q_len, k_len)``, e.g.
+            `posenc.T5RelativeBias`'s ``(heads, q_len, k_len)``.
+        scale: Logit scale \(s\), a finite number > 0; default \(1/\sqrt{\mathrm{head\_dim}}\).
         backend: ``"auto"``, ``"sdpa"`` or ``"flex"``.
 
     Returns:
         The output ``(batch, heads, q_len, v_dim)``, dtype of ``q``.
 
     Raises:
-        TypeError: Non-floating inputs.
-        ValueError: Wrong ranks or mismatched shapes, ``q_len > k_len`` when causal, slopes of the
-            wrong shape, a bias that does not broadcast, an unknown ``backend``, or ``"flex"``
+        TypeError: Non-floating inputs, a non-bool ``causal``, a non-number ``scale``.
+        ValueError: Wrong ranks, mismatched shapes, dtypes or devices, ``q_len > k_len`` when
+            causal or with ALiBi, slopes of the wrong shape, a bias that does not broadcast, a
+            ``scale`` that is not finite and > 0, an unknown ``backend``, or ``"flex"``
             requested with a ``bias`` or without FlexAttention.
+        RuntimeError: ``"flex"`` and `torch.compile` cannot build its kernel.
     """
     check_choice("backend", backend, BACKENDS)
+    check_bool("causal", causal)
     _check_qkv(q, k, v, causal)
     batch, heads, q_len, head_dim = q.shape
     if alibi_slopes is not None:
-        _check_slopes(alibi_slopes, heads)
+        check_floating("alibi_slopes", alibi_slopes, ndim=1)
+        if alibi_slopes.shape[0] != heads:
+            raise ValueError(
+                f"alibi_slopes must have shape ({heads},) (one slope per query head), "
+                f"got {tuple(alibi_slopes.shape)}"
+            )
+        check_on_device("alibi_slopes", alibi_slopes, q.device, "q's")
+        if q_len > k.shape[2]:
+            raise ValueError(
+                f"q_len must be <= k_len ({k.shape[2]}) with alibi_slopes (the queries are the "
+                f"last q_len keys), got {q_len}"
+            )
     if bias is not None:
         check_floating("bias", bias)
+        check_on_device("bias", bias, q.device, "q's")
+        target = (batch, heads, q_len, k.shape[2])
         try:
-            torch.broadcast_shapes(bias.shape, (batch, heads, q_len, k.shape[2]))
+            fits = torch.broadcast_shapes(bias.shape, target) == target
         except RuntimeError:
+            fits = False
+        if not fits:
             raise ValueError(
-                f"bias must broadcast to (batch, heads, q_len, k_len) = "
-                f"{(batch, heads, q_len, k.shape[2])}, got {tuple(bias.shape)}"
-            ) from None
-    scale = 1.0 / math.sqrt(head_dim) if scale is None else scale
-    flex_usable = alibi_slopes is not None and bias is None and flex_attention is not None
-    if backend == "flex" and not flex_usable:
+                f"bias must broadcast to (batch, heads, q_len, k_len) = {target}, "
+                f"got {tuple(bias.shape)}"
+            )
+    scale = 1.0 / math.sqrt(head_dim) if scale is None else check_number("scale", scale, above=0)
+    if backend == "flex" and (bias is not None or flex_attention is None):
         raise ValueError(
-            "backend 'flex' needs alibi_slopes, no bias and a torch with FlexAttention; "
-            "use backend='sdpa' otherwise"
+            "backend must be 'sdpa' or 'auto' with a bias or without FlexAttention "
+            "(torch < 2.5), got 'flex'"
         )
+    flex_usable = alibi_slopes is not None and bias is None and flex_attention is not None
     if backend == "flex" or (backend == "auto" and flex_usable and q.device.type == "cuda"):
         return _flex(q, k, v, causal=causal, alibi_slopes=alibi_slopes, scale=scale)
     return _sdpa(q, k, v, causal=causal, alibi_slopes=alibi_slopes, bias=bias, scale=scale)

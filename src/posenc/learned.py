@@ -11,7 +11,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_floating, check_int, check_positions, is_compiling, values_checkable
+from ._checks import (
+    check_floating,
+    check_int,
+    check_positions,
+    check_sequence_positions,
+    is_compiling,
+    values_checkable,
+)
 
 
 class LearnedPositionalEmbedding(nn.Module):
@@ -70,21 +77,23 @@ class LearnedPositionalEmbedding(nn.Module):
             x: Embeddings of shape ``(batch, seq, dim)``.
             positions: Integer positions ``(seq,)`` or ``(batch, seq)``; default
                 ``offset, ..., offset + seq - 1``.
-            offset: First position when ``positions`` is None (tokens already in a KV cache).
+            offset: First position when ``positions`` is None (tokens already in a KV cache);
+                0 with ``positions``.
 
         Returns:
             A tensor shaped like ``x``.
 
         Raises:
             TypeError: ``x`` is not floating, or ``positions`` is not an integer tensor.
-            ValueError: Wrong shapes, or a position past ``max_positions``.
+            ValueError: Wrong shapes or devices, a position past ``max_positions``, or an
+                ``offset`` together with ``positions``.
         """
         check_floating("x", x, ndim=3)
         if x.shape[-1] != self.dim:
             raise ValueError(f"x.shape[-1] must equal dim ({self.dim}), got {x.shape[-1]}")
-        check_int("offset", offset)
         seq = x.shape[1]
         if positions is None:
+            offset = check_int("offset", offset)
             # Known from shapes alone, so checked on every device.
             if offset + seq > self.max_positions:
                 raise ValueError(
@@ -92,12 +101,9 @@ class LearnedPositionalEmbedding(nn.Module):
                     f"({self.max_positions}); positions must be < max_positions"
                 )
             return x + self.weight[offset : offset + seq].to(x.dtype)
-        check_positions("positions", positions, ndim=(1, 2))
-        if positions.shape[-1] != seq:
-            raise ValueError(
-                f"positions.shape[-1] must equal the sequence length {seq}, "
-                f"got {positions.shape[-1]}"
-            )
+        check_sequence_positions(
+            positions, batch=x.shape[0], seq=seq, device=x.device, offset=offset
+        )
         return x + self.embeddings(positions).to(x.dtype)
 
     def extra_repr(self) -> str:

@@ -1,7 +1,7 @@
 r"""Relative position encodings: T5's bucketed bias and Shaw et al.'s clipped embeddings.
 
 Both depend only on the relative position \(r = j - i\) of key \(j\) and query \(i\) (key minus
-query, the T5 convention).
+query, the T5 convention, used everywhere in posenc).
 """
 
 from __future__ import annotations
@@ -11,13 +11,21 @@ import math
 import torch
 from torch import nn
 
-from ._checks import check_int, check_integer_tensor
+from ._checks import check_bool, check_device, check_int, check_integer_tensor, resolve_lengths
 
 
 def relative_positions(
-    q_len: int, k_len: int, *, offset: int = 0, device: torch.device | str | None = None
+    q_len: int,
+    k_len: int | None = None,
+    *,
+    offset: int | None = None,
+    device: torch.device | str | None = None,
 ) -> torch.Tensor:
     r"""Matrix \(r_{ij} = j - (i + \mathrm{offset})\) of shape ``(q_len, k_len)``.
+
+    Query \(i\) sits at position ``offset + i``, key \(j\) at position \(j\). Given one of
+    ``k_len`` and ``offset``, the other follows from "the queries are the last ``q_len`` keys"
+    (``k_len = offset + q_len``); given neither, ``k_len = q_len`` and ``offset = 0``.
 
     Args:
         q_len: Number of queries.
@@ -26,8 +34,14 @@ def relative_positions(
         device: Device of the result.
 
     Returns:
-        An int64 tensor ``(q_len, k_len)``.
+        An int64 tensor ``(q_len, k_len)``; negative entries are keys before the query.
+
+    Raises:
+        TypeError: A length or the offset is not an int.
+        ValueError: A negative length or offset, or ``q_len > k_len`` without an offset.
     """
+    q_len, k_len, offset = resolve_lengths(q_len, k_len, offset)
+    device = check_device("device", device)
     query_position = torch.arange(q_len, device=device)[:, None] + offset
     key_position = torch.arange(k_len, device=device)[None, :]
     return key_position - query_position  # r = j - i
@@ -68,7 +82,8 @@ def t5_relative_bucket(
         An int64 tensor of bucket indices in \([0, \mathrm{num\_buckets})\), shaped like the input.
 
     Raises:
-        TypeError: ``relative_position`` is not an integer tensor.
+        TypeError: ``relative_position`` is not an integer tensor, or ``bidirectional`` not a
+            bool.
         ValueError: Bucket counts or ``max_distance`` out of range.
     """
     _check_buckets(bidirectional, num_buckets, max_distance)
@@ -94,6 +109,7 @@ def t5_relative_bucket(
 
 
 def _check_buckets(bidirectional: bool, num_buckets: int, max_distance: int) -> None:
+    check_bool("bidirectional", bidirectional)
     minimum = 4 if bidirectional else 2
     check_int("num_buckets", num_buckets, minimum=minimum)
     if bidirectional and num_buckets % 2:
@@ -133,23 +149,25 @@ class T5RelativeBias(nn.Module):
         self.weight = nn.Parameter(torch.empty(num_buckets, num_heads))
         nn.init.normal_(self.weight, std=num_heads**-0.5)
 
-    def forward(self, q_len: int, k_len: int | None = None, *, offset: int = 0) -> torch.Tensor:
+    def forward(
+        self, q_len: int, k_len: int | None = None, *, offset: int | None = None
+    ) -> torch.Tensor:
         r"""Bias for queries ``offset .. offset + q_len - 1`` and keys ``0 .. k_len - 1``.
 
         Args:
             q_len: Number of queries.
             k_len: Number of keys (default ``offset + q_len``: the keys seen so far).
-            offset: Position of the first query (for cached decoding, the cache length).
+            offset: Position of the first query (for cached decoding, the cache length);
+                default ``k_len - q_len`` (see `relative_positions`).
 
         Returns:
-            A ``(1, num_heads, q_len, k_len)`` tensor, on the device and in the dtype of ``weight``.
+            A ``(num_heads, q_len, k_len)`` tensor, on the device and in the dtype of
+            ``weight``; `posenc.attention` broadcasts it over the batch.
 
         Raises:
-            ValueError: A length or the offset is negative.
+            TypeError: A length or the offset is not an int.
+            ValueError: A negative length or offset, or ``q_len > k_len`` without an offset.
         """
-        check_int("q_len", q_len)
-        check_int("offset", offset)
-        k_len = offset + q_len if k_len is None else check_int("k_len", k_len)
         relative = relative_positions(q_len, k_len, offset=offset, device=self.weight.device)
         buckets = t5_relative_bucket(
             relative,
@@ -158,7 +176,7 @@ class T5RelativeBias(nn.Module):
             max_distance=self.max_distance,
         )
         bias = self.weight[buckets]  # (q_len, k_len, heads)
-        return bias.permute(2, 0, 1).unsqueeze(0)  # (1, heads, q_len, k_len)
+        return bias.permute(2, 0, 1)  # (heads, q_len, k_len)
 
     def extra_repr(self) -> str:
         return (
@@ -192,23 +210,24 @@ class ShawRelativeEmbedding(nn.Module):
         self.weight = nn.Parameter(torch.empty(2 * max_relative_position + 1, dim))
         nn.init.xavier_uniform_(self.weight)
 
-    def forward(self, q_len: int, k_len: int | None = None, *, offset: int = 0) -> torch.Tensor:
+    def forward(
+        self, q_len: int, k_len: int | None = None, *, offset: int | None = None
+    ) -> torch.Tensor:
         r"""\(a_{ij}\) for queries ``offset .. offset + q_len - 1``, keys ``0 .. k_len - 1``.
 
         Args:
             q_len: Number of queries.
             k_len: Number of keys (default ``offset + q_len``).
-            offset: Position of the first query.
+            offset: Position of the first query (default ``k_len - q_len``, see
+                `relative_positions`).
 
         Returns:
             A ``(q_len, k_len, dim)`` tensor.
 
         Raises:
-            ValueError: A length or the offset is negative.
+            TypeError: A length or the offset is not an int.
+            ValueError: A negative length or offset, or ``q_len > k_len`` without an offset.
         """
-        check_int("q_len", q_len)
-        check_int("offset", offset)
-        k_len = offset + q_len if k_len is None else check_int("k_len", k_len)
         relative = relative_positions(q_len, k_len, offset=offset, device=self.weight.device)
         limit = self.max_relative_position
         return self.weight[relative.clamp(-limit, limit) + limit]  # row clip(j-i, -K, K) + K

@@ -14,31 +14,45 @@ so that \(\langle R_m q, R_n k\rangle\) depends on \(m - n\) only. Two channel l
 - ``"half"`` (GPT-NeoX, Hugging Face Llama): pair \(i\) is channels \((i, i + d/2)\).
 - ``"interleaved"`` (Meta's llama, GPT-J): pair \(i\) is channels \((2i, 2i + 1)\).
 
+Read top to bottom: the rotation of a pair (`rotate_half`, `rotate_interleaved`), the tables
+of \(\cos m\theta_i\) and \(\sin m\theta_i\) (`rotary_cos_sin`), the rotation as the formula
+writes it (`rotate_reference`), the rotation as it runs (`apply_rotary`, whose faster forms
+live in `posenc.rope_kernels`), and the module (`RotaryEmbedding`). The frequencies
+\(\theta_i\) and their long-context variants are in `posenc.rope_scaling`.
+
 Shapes: ``(batch, heads, seq, head_dim)``.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
+from . import rope_kernels
 from ._checks import (
     check_bool,
     check_choice,
+    check_device,
     check_even,
+    check_float_dtype,
     check_floating,
+    check_heads,
     check_int,
+    check_number,
+    check_on_device,
     check_positions,
-    check_positive,
+    check_sequence_positions,
     is_compiling,
 )
-from .rope_scaling import LENGTH_DEPENDENT, rope_inv_freq, scaling_type
+from .rope_scaling import RopeScaling, check_seq_len, frequency_dim, resolve_base
 
 LAYOUTS = ("half", "interleaved")
+
+
+# ── the rotation of one pair ────────────────────────────────────────────────
 
 
 def rotate_half(x: torch.Tensor) -> torch.Tensor:
@@ -68,10 +82,14 @@ def interleaved_to_half_permutation(head_dim: int) -> torch.Tensor:
         An int64 index tensor of shape ``(head_dim,)``.
 
     Raises:
-        ValueError: ``head_dim`` is not a positive even int.
+        TypeError: ``head_dim`` is not an int.
+        ValueError: ``head_dim`` is not positive and even.
     """
     check_even("head_dim", head_dim)
     return torch.cat((torch.arange(0, head_dim, 2), torch.arange(1, head_dim, 2)))
+
+
+# ── the tables ──────────────────────────────────────────────────────────────
 
 
 def rotary_cos_sin(
@@ -86,19 +104,33 @@ def rotary_cos_sin(
 
     Angles, cosines and sines are computed in float32 and cast to ``dtype`` only at the end:
     in bfloat16 a position near \(10^6\) is rounded by thousands, which scrambles the angle.
+    (Positions above \(2^{24}\) are not exact in float32 either; transformers computes the
+    same way.)
 
     Args:
         positions: Integer tensor of positions, any shape.
-        inv_freq: Frequencies \(\theta_i\), shape ``(rotary_dim // 2,)``.
+        inv_freq: Frequencies \(\theta_i\), a floating tensor ``(rotary_dim // 2,)`` on the
+            device of ``positions``.
         layout: ``"half"`` repeats the table (\([\theta_0..\theta_{d/2-1}, \theta_0..]\)),
             ``"interleaved"`` repeats each entry (\([\theta_0, \theta_0, \theta_1, ...]\)).
         attention_factor: Factor \(a\) (YaRN, LongRoPE temperature); 1 by default.
-        dtype: dtype of the returned tables.
+        dtype: Floating dtype of the returned tables.
 
     Returns:
         ``(cos, sin)``, each of shape ``(*positions.shape, rotary_dim)``.
+
+    Raises:
+        TypeError: Non-integer ``positions`` (float positions too), non-floating ``inv_freq``
+            or ``dtype``.
+        ValueError: Negative positions (checked on CPU), ``inv_freq`` not 1-D or on another
+            device, an unknown ``layout``, ``attention_factor`` not a finite number > 0.
     """
     check_choice("layout", layout, LAYOUTS)
+    check_positions("positions", positions)
+    check_floating("inv_freq", inv_freq, ndim=1)
+    check_on_device("inv_freq", inv_freq, positions.device, "positions'")
+    attention_factor = check_number("attention_factor", attention_factor, above=0)
+    dtype = check_float_dtype("dtype", dtype)
     angles = positions.float()[..., None] * inv_freq.float()  # m·θ_i in float32
     if layout == "half":
         angles = torch.cat((angles, angles), dim=-1)
@@ -108,23 +140,47 @@ def rotary_cos_sin(
     return cos.to(dtype), sin.to(dtype)
 
 
+# ── the rotation ────────────────────────────────────────────────────────────
+
+
+def rotate_reference(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "half"
+) -> torch.Tensor:
+    r"""The rotation as the formula writes it: \(x' = x \odot \cos + \mathrm{rot}(x) \odot \sin\).
+
+    With full-width tables, channel \(a\) of pair \(i\) gets
+    \(x_a\cos m\theta_i - x_b \sin m\theta_i\) and channel \(b\) gets
+    \(x_b \cos m\theta_i + x_a \sin m\theta_i\): the \(2\times2\) rotation above, for every pair
+    at once. `apply_rotary` computes exactly this with less memory traffic
+    (`posenc.rope_kernels`); this form is the reference it is tested against.
+
+    Args:
+        x: Tensor ``(..., seq, rotary_dim)``, all channels rotated.
+        cos: Table broadcastable to ``x``.
+        sin: Same shape as ``cos``.
+        layout: ``"half"`` or ``"interleaved"``.
+    """
+    rot = rotate_half if check_choice("layout", layout, LAYOUTS) == "half" else rotate_interleaved
+    return x * cos + rot(x) * sin
+
+
 def apply_rotary(
     x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "half"
 ) -> torch.Tensor:
     r"""Rotate ``x`` by `rotary_cos_sin` tables: \(x' = x \odot \cos + \mathrm{rot}(x) \odot \sin\).
 
-    \(\mathrm{rot}\) is `rotate_half` or `rotate_interleaved`. If ``cos`` is narrower than
-    ``x``, only the first ``cos.shape[-1]`` channels rotate and the rest pass through (GPT-NeoX
-    partial rotary). The tables are cast to ``x.dtype``, so the result has ``x``'s dtype.
+    The result equals `rotate_reference`; the computation writes less memory (see
+    `posenc.rope_kernels`). If ``cos`` is narrower than ``x``, only the first
+    ``cos.shape[-1]`` channels rotate and the rest pass through (GPT-NeoX partial rotary).
+    The tables are cast to ``x.dtype``, so the result has ``x``'s dtype.
 
     The tables are full width, one entry per channel, as `rotary_cos_sin` and Hugging Face build
     them: each angle appears twice, once for each channel of its pair. The computation reads
-    ``sin`` (and, for the interleaved layout in float32/float64, ``cos``) once per pair only,
-    so both copies of an angle must be equal, as they are in those tables.
+    one copy per pair, so both copies of an angle must be equal, as they are in those tables.
 
     Args:
         x: Tensor ``(..., seq, head_dim)``, e.g. ``(batch, heads, seq, head_dim)``.
-        cos: Table broadcastable to ``(..., seq, rotary_dim)``.
+        cos: Floating table broadcastable to ``(..., seq, rotary_dim)``, on ``x``'s device.
         sin: Same shape as ``cos``.
         layout: ``"half"`` or ``"interleaved"``.
 
@@ -132,139 +188,88 @@ def apply_rotary(
         The rotated tensor, same shape and dtype as ``x``.
 
     Raises:
-        TypeError: ``x`` is not a floating tensor.
-        ValueError: Unknown ``layout``, tables wider than ``x``, or ``cos``/``sin`` shapes differ.
+        TypeError: ``x``, ``cos`` or ``sin`` is not a floating tensor.
+        ValueError: Unknown ``layout``; tables of another shape than each other, wider than
+            ``x``, of odd width, not broadcastable to ``x``, or on another device.
     """
     check_choice("layout", layout, LAYOUTS)
     check_floating("x", x)
+    check_floating("cos", cos)
+    check_floating("sin", sin)
     if cos.shape != sin.shape:
-        raise ValueError(
-            f"cos and sin must have the same shape, got {tuple(cos.shape)} and {tuple(sin.shape)}"
-        )
-    rotary_dim = cos.shape[-1]
-    if rotary_dim > x.shape[-1] or rotary_dim % 2:
+        raise ValueError(f"sin must have cos's shape {tuple(cos.shape)}, got {tuple(sin.shape)}")
+    rotary_dim = cos.shape[-1] if cos.ndim else 0
+    if rotary_dim > x.shape[-1] or rotary_dim % 2 or rotary_dim == 0:
         raise ValueError(
             f"cos.shape[-1] (rotary_dim) must be even and <= x.shape[-1] ({x.shape[-1]}), "
             f"got {rotary_dim}"
         )
+    target = (*x.shape[:-1], rotary_dim)
+    try:
+        fits = torch.broadcast_shapes(cos.shape, target) == target
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"cos must broadcast to x's shape with rotary_dim channels {target} (one row "
+            f"per position of x), got {tuple(cos.shape)}"
+        )
+    check_on_device("cos", cos, x.device, "x's")
+    check_on_device("sin", sin, x.device, "x's")
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
     if rotary_dim == x.shape[-1]:
-        return _rotate(x, cos, sin, layout)
+        return rope_kernels.rotate(x, cos, sin, layout)
     rotated, passed = x[..., :rotary_dim], x[..., rotary_dim:]
-    return torch.cat((_rotate(rotated, cos, sin, layout), passed), dim=-1)
+    return torch.cat((rope_kernels.rotate(rotated, cos, sin, layout), passed), dim=-1)
 
 
-def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
-    # The textbook x * cos + rot(x) * sin writes about 4.5 times the size of x (rot(x), two
-    # products, their sum), and RoPE is limited by memory traffic. These forms write less.
-    if layout == "interleaved" and _pairs_viewable_as_complex(x):
-        # Pair (x_2i, x_2i+1) is the complex number x_2i + i x_2i+1, and the rotation is one
-        # complex product with cos + i sin: a single pass that writes the output once.
-        pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))
-        turn = torch.complex(cos[..., 0::2], sin[..., 0::2])  # one table entry per pair
-        return torch.view_as_real(pairs * turn).flatten(-2)
-    if layout == "half":
-        a, b = slice(0, x.shape[-1] // 2), slice(x.shape[-1] // 2, None)  # pair (i, i + d/2)
-    else:
-        a, b = slice(0, None, 2), slice(1, None, 2)  # pair (2i, 2i + 1)
-    # Both channels of a pair share one angle, so one contiguous product gives
-    # (x_a cos, x_b cos); then add -x_b sin and x_a sin in place: the output is written twice.
-    out = x * cos
-    out[..., a].addcmul_(x[..., b], sin[..., a], value=-1)  # x_a' = x_a cos - x_b sin
-    out[..., b].addcmul_(x[..., a], sin[..., a])  # x_b' = x_b cos + x_a sin
-    return out
+# ── the module ──────────────────────────────────────────────────────────────
 
-
-def _pairs_viewable_as_complex(x: torch.Tensor) -> bool:
-    # view_as_complex needs float32/float64 (there is no complex bfloat16 or float16 type) and
-    # each pair adjacent and aligned: last stride 1, every other stride and the offset even.
-    # Inductor generates no code for complex numbers, so torch.compile gets the real form;
-    # other backends' complex support varies, so they do too.
-    return (
-        x.dtype in (torch.float32, torch.float64)
-        and x.device.type in ("cpu", "cuda")
-        and not is_compiling()
-        and x.stride(-1) == 1
-        and x.storage_offset() % 2 == 0
-        and all(stride % 2 == 0 for stride in x.stride()[:-1])
-    )
-
-
-def _rotate_pairs(
-    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str
-) -> torch.Tensor:
-    # The rotation written plainly for a compiler: ``cos``/``sin`` hold one entry per pair
-    # (rotary_dim // 2 wide). Inductor turns this into one loop that reads x and writes the
-    # output once, which no sequence of eager PyTorch ops does for the half layout.
-    if layout == "half":
-        x_a, x_b = x.chunk(2, dim=-1)
-        return torch.cat((x_a * cos - x_b * sin, x_b * cos + x_a * sin), dim=-1)
-    x_a, x_b = x[..., 0::2], x[..., 1::2]
-    return torch.stack((x_a * cos - x_b * sin, x_b * cos + x_a * sin), dim=-1).flatten(-2)
-
-
-def _rotate_qk(
-    q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str
-) -> tuple[torch.Tensor, torch.Tensor]:
-    # q and k in one graph, so the compiler can emit one kernel for both.
-    pair = slice(0, cos.shape[-1] // 2) if layout == "half" else slice(0, None, 2)
-    cos, sin = cos[..., pair], sin[..., pair]
-    rotary_dim = cos.shape[-1] * 2
-
-    def rotate(x: torch.Tensor) -> torch.Tensor:
-        # tables in x's dtype, as apply_rotary does: the result keeps x's dtype
-        rotated = _rotate_pairs(x[..., :rotary_dim], cos.to(x.dtype), sin.to(x.dtype), layout)
-        if rotary_dim == x.shape[-1]:
-            return rotated
-        return torch.cat((rotated, x[..., rotary_dim:]), dim=-1)
-
-    return rotate(q), rotate(k)
-
-
-@functools.cache
-def _compiled_rotate_qk() -> Callable[..., tuple[torch.Tensor, torch.Tensor]]:
-    # Built on first use: importing posenc must not pull in the compiler stack. torch.compile's
-    # defaults: the first call specialises on its shapes, and the first change of a size makes
-    # that size dynamic, so a decoding loop compiles once more, not at every step. Dynamic
-    # shapes from the start (dynamic=True) would make head_dim symbolic too, and the
-    # generated CPU loop measurably slower.
-    return torch.compile(_rotate_qk)
-
-
-def _run_compiled_rotate_qk(
-    q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str
-) -> tuple[torch.Tensor, torch.Tensor]:
-    try:
-        return _compiled_rotate_qk()(q, k, cos, sin, layout)
-    except torch._dynamo.exc.BackendCompilerFailed as error:
-        raise RuntimeError(
-            f"RotaryEmbedding(compiled=True) could not compile its kernel for {q.device.type}: "
-            "torch.compile needs a working C++ compiler on CPU and Triton on CUDA. "
-            "Use compiled=False (eager PyTorch ops) where neither is available."
-        ) from error
+_MIN_TABLE = 256
 
 
 def _table_length(needed: int) -> int:
-    # Grow to the next power of two (at least 256) so a decoding loop re-allocates log(n) times.
-    return max(256, 1 << (needed - 1).bit_length())
+    # The next power of two (at least 256), so that a decoding loop re-allocates log(n) times.
+    return max(_MIN_TABLE, 1 << (needed - 1).bit_length())
 
 
 class RotaryEmbedding(nn.Module):
     r"""RoPE for queries and keys: \(q_m \mapsto R_m q_m\), \(k_n \mapsto R_n k_n\).
 
-    The cos/sin tables for positions \(0..n-1\) are cached per device and dtype and grown on
-    demand; a table is built directly on the device it is used on, never copied across devices
-    inside `forward`. Explicit ``positions`` are turned into tables on the fly (an index into a
-    cache would need the largest position on the host, a synchronisation). Under
-    `torch.compile` the cache is bypassed, which inductor fuses into the rotation anyway.
+    A transformers config plugs in unchanged::
+
+        RotaryEmbedding(config.head_dim, scaling=config.rope_parameters,
+                        max_position_embeddings=config.max_position_embeddings,
+                        ignore_keys=config.ignore_keys_at_rope_validation)
+
+    (``rope_theta`` and ``partial_rotary_factor`` are read from the dict.) The scaling dict is
+    parsed once, here, into a `RopeScaling`.
+
+    The cos/sin tables for positions \(0..n-1\) are cached per device and dtype and grown
+    (to the next power of two) when a call needs a few more rows; a call far beyond the
+    cache (``offset=2**31``) gets tables for its own positions only. A table is built on the
+    device it is used on, never copied across devices inside `forward`. Explicit
+    ``positions`` are turned into tables on the fly (an index into a cache would need the
+    largest position on the host, a synchronisation). Under `torch.compile` the cache is
+    bypassed, which inductor fuses into the rotation anyway.
 
     Args:
-        head_dim: Channels per head; even.
-        base: Frequency base \(\mathrm{base}\) (``rope_theta``).
+        head_dim: Channels per head (even, unless only part of the head rotates).
+        base: Frequency base (``rope_theta``); default the dict's ``rope_theta``, else 10000.
         layout: ``"half"`` (Hugging Face, GPT-NeoX) or ``"interleaved"`` (Meta llama, GPT-J).
         rotary_dim: Rotate only the first ``rotary_dim`` channels (GPT-NeoX partial rotary);
-            default ``head_dim``.
-        scaling: Optional scaling dict, see `rope_inv_freq`.
+            default ``head_dim``, or ``int(head_dim * partial_rotary_factor)`` from the dict
+            (an odd width is rounded up where transformers does: see
+            `posenc.rope_scaling.frequency_dim`). Passing both is an error unless they agree.
+        scaling: None, a transformers ``rope_parameters`` dict or a `RopeScaling`.
+        max_position_embeddings: ``config.max_position_embeddings`` (see
+            `RopeScaling.from_dict`).
+        ignore_keys: Model-specific keys of the dict to pass over (see
+            `RopeScaling.from_dict`).
+        keep_longest: ``dynamic`` only: use the frequencies of the longest ``seq_len`` seen
+            so far, as transformers' forward pass does (a length below the trained one goes
+            back to the trained frequencies). Default: the frequencies of the current length.
+            The running maximum is module state, updated in eager mode.
         compiled: Rotate ``q`` and ``k`` with one kernel generated by `torch.compile`
             (C++ with OpenMP on CPU, Triton on CUDA) instead of eager PyTorch ops. Each
             output is written once, which eager ops cannot do for the half layout (the
@@ -279,74 +284,135 @@ class RotaryEmbedding(nn.Module):
             length-dependent variants (``dynamic``, ``longrope``) these are the frequencies at the
             trained length.
         attention_factor: The factor \(a\) applied to cos and sin.
+        scaling: The parsed `RopeScaling`.
     """
 
     def __init__(
         self,
         head_dim: int,
+        base: float | None = None,
         *,
-        base: float = 10000.0,
         layout: str = "half",
         rotary_dim: int | None = None,
-        scaling: Mapping[str, Any] | None = None,
+        scaling: Mapping[str, Any] | RopeScaling | None = None,
+        max_position_embeddings: int | None = None,
+        ignore_keys: Iterable[str] = (),
+        keep_longest: bool = False,
         compiled: bool = False,
     ) -> None:
         super().__init__()
         self.compiled = check_bool("compiled", compiled)
-        self.head_dim = check_even("head_dim", head_dim)
-        self.rotary_dim = head_dim if rotary_dim is None else check_even("rotary_dim", rotary_dim)
-        if self.rotary_dim > head_dim:
-            raise ValueError(f"rotary_dim must be <= head_dim ({head_dim}), got {rotary_dim}")
-        self.base = check_positive("base", base)
+        self.keep_longest = check_bool("keep_longest", keep_longest)
+        self.head_dim = check_int("head_dim", head_dim, minimum=1)
         self.layout = check_choice("layout", layout, LAYOUTS)
-        self.scaling = dict(scaling) if scaling is not None else None
-        self.rope_type = scaling_type(self.scaling)
-        inv_freq, self.attention_factor = rope_inv_freq(
-            self.rotary_dim, base=self.base, scaling=self.scaling
+        self.scaling = RopeScaling.from_dict(
+            scaling, max_position_embeddings=max_position_embeddings, ignore_keys=ignore_keys
         )
+        self.rope_type = self.scaling.rope_type
+        self.base = resolve_base(base, self.scaling)
+        self._dim = self._frequency_dim(rotary_dim)  # d of base^(-2i/d)
+        inv_freq, self.attention_factor = self._compute(None, None)
+        self.rotary_dim = 2 * inv_freq.shape[0]
+        if self.rotary_dim > self.head_dim:
+            raise ValueError(f"rotary_dim must be <= head_dim ({head_dim}), got {self.rotary_dim}")
+        if self.keep_longest and self.rope_type != "dynamic":
+            raise ValueError(
+                f"keep_longest must be False for rope_type {self.rope_type!r} (it keeps "
+                "dynamic NTK's longest length), got True"
+            )
         self.register_buffer("inv_freq", inv_freq, persistent=False)
         self._tables: dict[tuple[torch.device, torch.dtype], tuple[torch.Tensor, torch.Tensor]] = {}
+        self._longest: int | torch.Tensor | None = None
+
+    def _frequency_dim(self, rotary_dim: object) -> int:
+        if rotary_dim is None:
+            return frequency_dim(self.head_dim, self.scaling)
+        rotary_dim = check_even("rotary_dim", rotary_dim)
+        if rotary_dim > self.head_dim:
+            raise ValueError(f"rotary_dim must be <= head_dim ({self.head_dim}), got {rotary_dim}")
+        proportion = self.scaling.partial_rotary_factor
+        if proportion is not None and self.rope_type != "proportional":
+            from_dict = int(self.head_dim * proportion)
+            if from_dict != rotary_dim:
+                raise ValueError(
+                    f"rotary_dim must agree with scaling['partial_rotary_factor'] ({proportion} "
+                    f"of head_dim {self.head_dim} = {from_dict}) when both are given, "
+                    f"got {rotary_dim}"
+                )
+        return frequency_dim(rotary_dim, self.scaling.replace(partial_rotary_factor=None))
+
+    def _compute(self, device, seq_len) -> tuple[torch.Tensor, float]:
+        # The variant's function on the parsed spec: no checks of the dict at every call.
+        return self.scaling.variant.inv_freq(self._dim, self.base, self.scaling, seq_len, device)
 
     @property
     def length_dependent(self) -> bool:
         """Whether the frequencies depend on the current length (``dynamic``, ``longrope``)."""
-        return self.rope_type in LENGTH_DEPENDENT
+        return self.scaling.length_dependent
 
-    def _frequencies(self, device: torch.device, seq_len: int | None) -> tuple[torch.Tensor, float]:
+    def _frequencies(
+        self, device: torch.device, seq_len: int | torch.Tensor | None
+    ) -> tuple[torch.Tensor, float]:
         if self.length_dependent:
-            return rope_inv_freq(
-                self.rotary_dim,
-                base=self.base,
-                scaling=self.scaling,
-                seq_len=seq_len,
-                device=device,
-            )
+            return self._compute(device, self._length(seq_len))
         if self.inv_freq.device == device:
             return self.inv_freq, self.attention_factor
         # Another device: compute there rather than copy (no transfer inside forward).
-        return rope_inv_freq(self.rotary_dim, base=self.base, scaling=self.scaling, device=device)
+        return self._compute(device, None)
+
+    def _length(self, seq_len: int | torch.Tensor | None) -> int | torch.Tensor | None:
+        """``seq_len``, or with ``keep_longest`` the longest so far (transformers' rule)."""
+        if not self.keep_longest or seq_len is None:
+            return seq_len
+        original = self.scaling.original_max_position_embeddings
+        previous = original if self._longest is None else self._longest
+        if isinstance(seq_len, int) and isinstance(previous, int):
+            # grow past the longest; below the trained length, go back to it
+            longest = original if seq_len < original else max(previous, seq_len)
+        else:  # a length on the device: the same rule, without reading it on the host
+            device = (seq_len if isinstance(seq_len, torch.Tensor) else previous).device
+            seq_len = torch.as_tensor(seq_len, device=device)
+            previous = torch.as_tensor(previous, device=device)
+            longest = torch.where(
+                seq_len < original,
+                torch.full_like(seq_len, original),
+                torch.maximum(previous, seq_len),
+            )
+        self._longest = longest
+        return longest
 
     def _cached_range(
         self, start: int, stop: int, device: torch.device, dtype: torch.dtype
     ) -> tuple[torch.Tensor, torch.Tensor]:
         key = (device, dtype)
         tables = self._tables.get(key)
-        if tables is None or tables[0].shape[0] < stop:
-            inv_freq, factor = self._frequencies(device, None)
-            positions = torch.arange(_table_length(stop), device=device)
-            tables = rotary_cos_sin(
+        cached = 0 if tables is None else tables[0].shape[0]
+        if stop <= cached:
+            return tables[0][start:stop], tables[1][start:stop]
+        inv_freq, factor = self._frequencies(device, None)
+        length = _table_length(stop)
+        if length > 2 * max(cached, stop - start, _MIN_TABLE):
+            # Mostly rows nobody asked for (e.g. one query at offset 2**31): these rows only.
+            positions = torch.arange(start, stop, device=device)
+            return rotary_cos_sin(
                 positions, inv_freq, layout=self.layout, attention_factor=factor, dtype=dtype
             )
-            self._tables[key] = tables
-        cos, sin = tables
-        return cos[start:stop], sin[start:stop]
+        tables = rotary_cos_sin(
+            torch.arange(length, device=device),
+            inv_freq,
+            layout=self.layout,
+            attention_factor=factor,
+            dtype=dtype,
+        )
+        self._tables[key] = tables
+        return tables[0][start:stop], tables[1][start:stop]
 
     def cos_sin(
         self,
         positions: int | torch.Tensor,
         *,
         offset: int = 0,
-        seq_len: int | None = None,
+        seq_len: int | torch.Tensor | None = None,
         device: torch.device | str | None = None,
         dtype: torch.dtype = torch.float32,
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -355,36 +421,47 @@ class RotaryEmbedding(nn.Module):
         Args:
             positions: An int ``n`` (positions ``offset .. offset + n - 1``, served from the
                 cache) or an integer tensor of any shape.
-            offset: First position when ``positions`` is an int.
-            seq_len: Current sequence length for ``dynamic``/``longrope`` scaling; default
-                ``offset + n`` for an int, required with a tensor.
-            device: Device when ``positions`` is an int (default: that of ``inv_freq``).
-            dtype: dtype of the tables.
+            offset: First position when ``positions`` is an int; 0 with a tensor.
+            seq_len: Current sequence length for ``dynamic``/``longrope`` scaling: an int or a
+                0-d integer tensor; default ``offset + n`` for an int, and
+                ``positions.max() + 1`` (a tensor, no synchronisation) for a tensor, as
+                transformers does.
+            device: Device when ``positions`` is an int (default: that of ``inv_freq``); with a
+                tensor, None or the tensor's device.
+            dtype: Floating dtype of the tables.
 
         Returns:
             ``(cos, sin)`` of shape ``(n, rotary_dim)`` or ``(*positions.shape, rotary_dim)``.
 
         Raises:
-            TypeError: ``positions`` is neither an int nor an integer tensor.
-            ValueError: Negative positions, or ``seq_len`` missing for a length-dependent variant.
+            TypeError: ``positions`` is neither an int nor an integer tensor, or ``dtype`` is
+                not floating.
+            ValueError: Negative positions, an offset with a tensor, or a ``device`` other than
+                the tensor's.
         """
         check_int("offset", offset)
+        dtype = check_float_dtype("dtype", dtype)
+        device = check_device("device", device)
+        seq_len = check_seq_len(seq_len)
         if isinstance(positions, torch.Tensor):
             check_positions("positions", positions)
+            if offset:
+                raise ValueError(
+                    f"offset must be 0 when positions is a tensor (it says where every token "
+                    f"is), got {offset}"
+                )
+            if device is not None:
+                check_on_device("positions", positions, device, "the requested")
             device = positions.device
+            if self.length_dependent and seq_len is None and positions.numel():
+                seq_len = positions.max() + 1  # stays on the device: no synchronisation
         else:
             count = check_int("positions", positions)
-            device = torch.device(device) if device is not None else self.inv_freq.device
+            device = device if device is not None else self.inv_freq.device
             if not self.length_dependent and not is_compiling():
                 return self._cached_range(offset, offset + count, device, dtype)
             seq_len = offset + count if seq_len is None else seq_len
             positions = torch.arange(offset, offset + count, device=device)
-        if self.length_dependent and seq_len is None:
-            raise ValueError(
-                f"seq_len is required with explicit positions for rope_type {self.rope_type!r} "
-                "(its frequencies depend on the current length; reading it from positions would "
-                "synchronise with the device)"
-            )
         inv_freq, factor = self._frequencies(device, seq_len)
         return rotary_cos_sin(
             positions, inv_freq, layout=self.layout, attention_factor=factor, dtype=dtype
@@ -397,27 +474,27 @@ class RotaryEmbedding(nn.Module):
         positions: torch.Tensor | None = None,
         *,
         offset: int = 0,
-        seq_len: int | None = None,
+        seq_len: int | torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         r"""Rotate queries and keys: \(q_m \mapsto R_m q_m\), \(k_m \mapsto R_m k_m\).
 
         Args:
             q: Queries ``(batch, heads, seq, head_dim)``, floating point.
-            k: Keys ``(batch, kv_heads, seq, head_dim)``; ``kv_heads`` may divide ``heads``
+            k: Keys ``(batch, kv_heads, seq, head_dim)``; ``kv_heads`` divides ``heads``
                 (grouped-query attention).
             positions: Integer positions ``(seq,)`` or ``(batch, seq)`` (KV-cache decoding, left
                 padding, packed sequences); default ``offset .. offset + seq - 1``.
             offset: First position when ``positions`` is None (the KV-cache length).
             seq_len: Current length for ``dynamic``/``longrope`` scaling (default
-                ``offset + seq`` without ``positions``; required with them).
+                ``offset + seq`` without ``positions``, ``positions.max() + 1`` with them).
 
         Returns:
             ``(q_rotated, k_rotated)``, same shapes and dtypes as ``q`` and ``k``.
 
         Raises:
             TypeError: Non-floating ``q``/``k`` or non-integer ``positions``.
-            ValueError: Wrong ranks, mismatched shapes, negative positions, or a missing
-                ``seq_len``.
+            ValueError: Wrong ranks, mismatched shapes or devices, negative positions, or an
+                ``offset`` together with ``positions``.
             RuntimeError: ``compiled=True`` and `torch.compile` cannot build its kernel (no
                 C++ compiler on CPU, no Triton on CUDA).
         """
@@ -428,23 +505,14 @@ class RotaryEmbedding(nn.Module):
                 seq, offset=offset, seq_len=seq_len, device=q.device, dtype=q.dtype
             )
         else:
-            check_positions("positions", positions, ndim=(1, 2))
-            if positions.shape[-1] != seq:
-                raise ValueError(
-                    f"positions.shape[-1] must equal seq ({seq}), got {positions.shape[-1]}"
-                )
-            if positions.ndim == 2 and positions.shape[0] not in (1, batch):
-                raise ValueError(
-                    f"positions.shape[0] must be 1 or batch ({batch}), got {positions.shape[0]}"
-                )
+            check_sequence_positions(
+                positions, batch=batch, seq=seq, device=q.device, offset=offset
+            )
             cos, sin = self.cos_sin(positions, seq_len=seq_len, dtype=q.dtype)
-            if positions.ndim == 2:
-                cos, sin = (
-                    cos.unsqueeze(1),
-                    sin.unsqueeze(1),
-                )  # (batch, 1, seq, rotary_dim): over heads
+            if positions.ndim == 2:  # (batch, 1, seq, rotary_dim): the same over the heads
+                cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
         if self.compiled and not is_compiling():
-            return _run_compiled_rotate_qk(q, k, cos, sin, self.layout)
+            return rope_kernels.rotate_qk_compiled(q, k, cos, sin, self.layout)
         return (
             apply_rotary(q, cos, sin, layout=self.layout),
             apply_rotary(k, cos, sin, layout=self.layout),
@@ -458,24 +526,18 @@ class RotaryEmbedding(nn.Module):
     def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
         check_floating("q", q, ndim=4)
         check_floating("k", k, ndim=4)
-        if q.shape[-1] != self.head_dim:
-            raise ValueError(
-                f"q.shape[-1] must equal head_dim ({self.head_dim}), got {q.shape[-1]}"
-            )
-        if k.shape[-1] != self.head_dim:
-            raise ValueError(
-                f"k.shape[-1] must equal head_dim ({self.head_dim}), got {k.shape[-1]}"
-            )
+        for name, x in (("q", q), ("k", k)):
+            if x.shape[-1] != self.head_dim:
+                raise ValueError(
+                    f"{name}.shape[-1] must equal head_dim ({self.head_dim}), got {x.shape[-1]}"
+                )
         if (k.shape[0], k.shape[2]) != (q.shape[0], q.shape[2]):
             raise ValueError(
                 f"k must have q's batch and seq sizes ({q.shape[0]}, {q.shape[2]}), "
                 f"got shape {tuple(k.shape)} for q shape {tuple(q.shape)}"
             )
-        if q.shape[1] % k.shape[1]:
-            raise ValueError(
-                f"k's heads ({k.shape[1]}) must divide q's heads ({q.shape[1]}) "
-                "(grouped-query attention)"
-            )
+        check_heads(q.shape[1], k.shape[1])
+        check_on_device("k", k, q.device, "q's")
 
     def extra_repr(self) -> str:
         return (

@@ -1,88 +1,377 @@
 r"""RoPE frequencies and their long-context variants, chosen from a registry by name.
 
-Every variant is a function ``(dim, base, params, seq_len, device) -> (inv_freq, attention_factor)``
-that starts from the default frequencies
+Every variant starts from the default frequencies
 
 \[
-\theta_i = \mathrm{base}^{-2i/d}, \qquad i = 0, \dots, d/2 - 1,
+\theta_i = \mathrm{base}^{-2i/d}, \qquad i = 0, \dots, \lceil d/2 \rceil - 1,
 \]
 
-and changes them. ``attention_factor`` multiplies \(\cos\) and \(\sin\) (YaRN, LongRoPE) and is
-1 otherwise. ``params`` follows Hugging Face's ``rope_parameters`` / ``rope_scaling`` convention,
-so a model config's dict can be passed unchanged.
+and changes them; it returns ``(inv_freq, attention_factor)``, where ``attention_factor``
+multiplies \(\cos\) and \(\sin\) (YaRN, LongRoPE) and is 1 otherwise.
+
+A scaling dict follows Hugging Face transformers' ``rope_parameters`` (formerly
+``rope_scaling``), so a model config's dict can be passed unchanged. It is parsed once into a
+`RopeScaling`: every key is checked against the keys its ``rope_type`` takes, every value
+against what it may be, and the values transformers derives from the config (the trained
+length, YaRN's and LongRoPE's ``factor``) are filled in. Computing frequencies from a
+`RopeScaling` checks nothing again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import torch
 
-from ._checks import check_even, check_int, check_positive
+from ._checks import (
+    check_base,
+    check_bool,
+    check_device,
+    check_even,
+    check_int,
+    check_integer_tensor,
+    check_number,
+    check_numbers,
+    check_positive,
+)
 
-RopeScalingFunction = Callable[
-    [int, float, Mapping[str, Any], "int | None", "torch.device | str | None"],
-    tuple[torch.Tensor, float],
-]
+# ── the default frequencies ─────────────────────────────────────────────────
 
-# Keys a scaling dict may hold; anything else is a typo and raises.
-KNOWN_KEYS = frozenset(
-    {
-        "rope_type", "type", "factor", "original_max_position_embeddings",
-        "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor",
-        "truncate", "low_freq_factor", "high_freq_factor", "short_factor", "long_factor",
-        "rope_theta",
-    }
-)  # fmt: skip
+
+def _inv_freq(dim: int, base: float | torch.Tensor, device) -> torch.Tensor:
+    # θ_i = 1 / base^(2i/d), float32, in the order of operations transformers uses. For an
+    # odd d (transformers' rule for an odd partial rotary width) there are ceil(d/2) of them.
+    exponent = torch.arange(0, dim, 2, dtype=torch.int64, device=device).float() / dim  # 2i/d
+    return 1.0 / (base**exponent)
 
 
 def default_inv_freq(
     dim: int, base: float = 10000.0, *, device: torch.device | str | None = None
 ) -> torch.Tensor:
-    r"""Original RoPE frequencies \(\theta_i = \mathrm{base}^{-2i/d}\), float32, ``(dim/2,)``."""
-    exponent = torch.arange(0, dim, 2, dtype=torch.int64, device=device).float() / dim  # 2i/d
-    return 1.0 / (base**exponent)
+    r"""Original RoPE frequencies \(\theta_i = \mathrm{base}^{-2i/d}\), float32, ``(dim/2,)``.
+
+    Args:
+        dim: Number of rotated channels \(d\); a positive even int.
+        base: \(\mathrm{base}\) (``rope_theta``); a finite number > 1.
+        device: Device of the result.
+
+    Raises:
+        TypeError: An argument of the wrong type.
+        ValueError: Odd ``dim``, or ``base`` not a finite number > 1.
+    """
+    check_even("dim", dim)
+    return _inv_freq(dim, check_base("base", base), check_device("device", device))
 
 
-def _require(params: Mapping[str, Any], rope_type: str, *keys: str) -> list[Any]:
-    missing = [key for key in keys if params.get(key) is None]
-    if missing:
+# ── the parsed scaling dict ─────────────────────────────────────────────────
+
+# What each key may hold; the checks run once, when a dict becomes a RopeScaling.
+_KEY_CHECKS: dict[str, Callable[[str, Any], Any]] = {
+    "factor": check_positive,
+    "original_max_position_embeddings": lambda name, v: check_int(name, v, minimum=1),
+    "partial_rotary_factor": lambda name, v: check_number(name, v, above=0, at_most=1),
+    "rope_theta": check_base,
+    "attention_factor": check_positive,
+    "beta_fast": check_positive,
+    "beta_slow": check_positive,
+    "mscale": lambda name, v: check_number(name, v, at_least=0),
+    "mscale_all_dim": lambda name, v: check_number(name, v, at_least=0),
+    "truncate": check_bool,
+    "low_freq_factor": check_positive,
+    "high_freq_factor": check_positive,
+    "short_factor": check_numbers,
+    "long_factor": check_numbers,
+}
+
+# Keys every rope_type takes (transformers puts the first two in every rope_parameters dict;
+# Ministral 3 stores max_position_embeddings there too).
+_COMMON_KEYS = frozenset({"rope_theta", "partial_rotary_factor", "max_position_embeddings"})
+
+
+@dataclass(frozen=True)
+class RopeScaling:
+    r"""A RoPE scaling dict, parsed and checked once (see `RopeScaling.from_dict`).
+
+    Fields are the keys of transformers' ``rope_parameters``; None means "not given". After
+    parsing, the values a variant needs are all set: ``original_max_position_embeddings``
+    (from ``max_position_embeddings`` where transformers falls back to it), and ``factor`` for
+    YaRN and LongRoPE (``max_position_embeddings / original_max_position_embeddings`` when
+    the dict has none). ``extra`` holds the keys of a variant registered by the user.
+    """
+
+    rope_type: str = "default"
+    factor: float | None = None
+    original_max_position_embeddings: int | None = None
+    partial_rotary_factor: float | None = None
+    rope_theta: float | None = None
+    attention_factor: float | None = None
+    beta_fast: float | None = None
+    beta_slow: float | None = None
+    mscale: float | None = None
+    mscale_all_dim: float | None = None
+    truncate: bool | None = None
+    low_freq_factor: float | None = None
+    high_freq_factor: float | None = None
+    short_factor: tuple[float, ...] | None = None
+    long_factor: tuple[float, ...] | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @classmethod
+    def from_dict(
+        cls,
+        scaling: Mapping[str, Any] | RopeScaling | None,
+        *,
+        max_position_embeddings: int | None = None,
+        ignore_keys: Iterable[str] = (),
+    ) -> RopeScaling:
+        r"""Parse and check a scaling dict in transformers' ``rope_parameters`` convention.
+
+        Args:
+            scaling: ``{"rope_type": ..., "factor": ..., ...}`` (``"type"`` is accepted for
+                ``"rope_type"``; no type means ``"default"``, as in transformers), a parsed
+                `RopeScaling` (returned as it is), or None (``"default"``).
+            max_position_embeddings: The model's ``config.max_position_embeddings``.
+                transformers reads the trained length of ``dynamic`` from it, and falls back
+                to it for a missing ``original_max_position_embeddings`` (``yarn``,
+                ``longrope``, ``llama3``) and a missing ``factor`` (``yarn``, ``longrope``:
+                ``max_position_embeddings / original_max_position_embeddings``).
+            ignore_keys: Keys a model config keeps in the dict for its own use, passed over
+                when this ``rope_type`` does not take them (transformers' config classes list
+                them in ``ignore_keys_at_rope_validation``, e.g. Qwen2-VL's
+                ``mrope_section``; posenc rotates by one position per token).
+
+        Returns:
+            A `RopeScaling`.
+
+        Raises:
+            TypeError: ``scaling`` is not a dict, or a value has the wrong type.
+            ValueError: An unknown ``rope_type``; a key this ``rope_type`` does not take; a
+                required key missing; a value out of range; two values that contradict each
+                other; a per-layer dict (pass one layer type's dict).
+        """
+        if isinstance(scaling, RopeScaling):
+            if max_position_embeddings is not None or tuple(ignore_keys):
+                raise ValueError(
+                    "max_position_embeddings and ignore_keys must be None and () with a parsed "
+                    "RopeScaling (they apply when it is parsed), got "
+                    f"{max_position_embeddings!r} and {tuple(ignore_keys)!r}"
+                )
+            return scaling
+        if max_position_embeddings is not None:
+            check_int("max_position_embeddings", max_position_embeddings, minimum=1)
+        if isinstance(ignore_keys, str) or not isinstance(ignore_keys, Iterable):
+            raise TypeError(f"ignore_keys must be a collection of key names, got {ignore_keys!r}")
+        ignore_keys = frozenset(ignore_keys)
+        if scaling is None:
+            return cls()
+        if not isinstance(scaling, Mapping):
+            raise TypeError(
+                "scaling must be a dict (transformers' rope_parameters), a RopeScaling or None, "
+                f"got {type(scaling).__name__} {scaling!r}"
+            )
+        nested = [key for key, value in scaling.items() if isinstance(value, Mapping)]
+        if nested:
+            raise ValueError(
+                f"scaling must be the rope_parameters of one layer type, got a dict of them "
+                f"({', '.join(map(repr, nested))}): pass scaling=rope_parameters[{nested[0]!r}]"
+            )
+        params = {key: value for key, value in scaling.items() if value is not None}
+        rope_type = _rope_type(params)
+        variant = ROPE_SCALING[rope_type]
+        params.pop("rope_type", None)
+        params.pop("type", None)
+
+        dict_max = params.pop("max_position_embeddings", None)
+        if dict_max is not None:
+            dict_max = check_int("scaling['max_position_embeddings']", dict_max, minimum=1)
+            if max_position_embeddings is not None and dict_max != max_position_embeddings:
+                raise ValueError(
+                    f"max_position_embeddings must equal scaling['max_position_embeddings'] "
+                    f"({dict_max}) when both are given, got {max_position_embeddings}"
+                )
+            max_position_embeddings = dict_max
+
+        allowed = _COMMON_KEYS | variant.keys
+        unknown = sorted(set(params) - allowed - ignore_keys)
+        if unknown:
+            raise ValueError(
+                f"scaling must hold only keys that rope_type {rope_type!r} takes "
+                f"({', '.join(sorted(allowed | {'rope_type'}))}), got {unknown}"
+                + (" (a dict without 'rope_type' is 'default')" if rope_type == "default" else "")
+                + "; keys a model keeps for itself go in ignore_keys="
+            )
+        fields, extra = {}, {}
+        for key, value in params.items():
+            if key not in allowed:
+                continue  # an ignored key
+            if key in _KEY_CHECKS:
+                fields[key] = _KEY_CHECKS[key](f"scaling[{key!r}]", value)
+            else:
+                extra[key] = value  # a registered variant's own key; its prepare() checks it
+        spec = cls(rope_type=rope_type, extra=MappingProxyType(extra), **fields)
+        if variant.prepare is not None:
+            spec = variant.prepare(spec, max_position_embeddings)
+        return spec
+
+    @property
+    def variant(self) -> RopeVariant:
+        """The registry entry of this ``rope_type``."""
+        return ROPE_SCALING[self.rope_type]
+
+    @property
+    def length_dependent(self) -> bool:
+        """Whether the frequencies depend on the current length (``dynamic``, ``longrope``)."""
+        return self.variant.length_dependent
+
+    def replace(self, **changes: Any) -> RopeScaling:
+        """A copy with some fields changed (no checks: for variants' ``prepare``)."""
+        return dataclasses.replace(self, **changes)
+
+
+def _rope_type(params: Mapping[str, Any]) -> str:
+    rope_type, legacy = params.get("rope_type"), params.get("type")
+    if rope_type is not None and legacy is not None and rope_type != legacy:
         raise ValueError(
-            f"scaling for rope_type {rope_type!r} needs the keys {', '.join(map(repr, keys))}; "
-            f"missing {', '.join(map(repr, missing))}"
+            f"scaling['type'] must equal scaling['rope_type'] ({rope_type!r}) when both are "
+            f"given (it is the old name of the same key), got {legacy!r}"
         )
-    return [params[key] for key in keys]
+    rope_type = rope_type if rope_type is not None else legacy
+    if rope_type is None:
+        return "default"
+    if not isinstance(rope_type, str) or rope_type not in ROPE_SCALING:
+        raise ValueError(
+            f"scaling['rope_type'] must be one of {', '.join(map(repr, ROPE_SCALING))}, "
+            f"got {rope_type!r}"
+        )
+    return rope_type
 
 
-def _check_factor(factor: object) -> float:
-    return check_positive("scaling['factor']", factor)
+def _missing(rope_type: str, key: str, how: str = "") -> ValueError:
+    return ValueError(f"scaling[{key!r}] must be given for rope_type {rope_type!r}{how}, got none")
 
 
-def _original_length(value: object) -> int:
-    return check_int("scaling['original_max_position_embeddings']", value, minimum=1)
+def _trained_length(spec: RopeScaling, max_position_embeddings: int | None) -> int:
+    # transformers' standardize_rope_params: original_max_position_embeddings defaults to
+    # max_position_embeddings for yarn, longrope and llama3.
+    original = spec.original_max_position_embeddings or max_position_embeddings
+    if original is None:
+        raise _missing(
+            spec.rope_type,
+            "original_max_position_embeddings",
+            " (or pass max_position_embeddings=, which transformers falls back to)",
+        )
+    return original
 
 
-def _default(dim, base, params, seq_len, device):
-    return default_inv_freq(dim, base, device=device), 1.0
+def _derived_factor(spec: RopeScaling, max_position_embeddings: int | None) -> float:
+    # transformers: factor = max_position_embeddings / original_max_position_embeddings when
+    # the dict has none (DeepSeek-V3, Phi-3 store the two lengths instead).
+    if spec.factor is not None:
+        return spec.factor
+    if max_position_embeddings is None:
+        raise _missing(
+            spec.rope_type,
+            "factor",
+            " (or pass max_position_embeddings=: transformers then uses "
+            "max_position_embeddings / original_max_position_embeddings)",
+        )
+    return max_position_embeddings / spec.original_max_position_embeddings
 
 
-def _linear(dim, base, params, seq_len, device):
+# ── the registry ────────────────────────────────────────────────────────────
+
+InvFreqFunction = Callable[
+    [int, float, RopeScaling, "int | torch.Tensor | None", "torch.device | None"],
+    tuple[torch.Tensor, float],
+]
+
+
+@dataclass(frozen=True)
+class RopeVariant:
+    r"""One entry of `ROPE_SCALING`.
+
+    Attributes:
+        inv_freq: ``(dim, base, spec, seq_len, device) -> (inv_freq, attention_factor)``:
+            \(\lceil d/2 \rceil\) float32 frequencies for \(d\) = ``dim`` rotated channels.
+            ``seq_len`` is None, an int, or (for a length-dependent variant) a 0-d integer
+            tensor, which must not be read on the host.
+        keys: The keys of a scaling dict this variant takes, besides ``rope_type``,
+            ``rope_theta``, ``partial_rotary_factor`` and ``max_position_embeddings``. Keys
+            that are not `RopeScaling` fields end up in ``spec.extra``.
+        prepare: ``(spec, max_position_embeddings) -> spec``: fills in derived values and
+            checks what one key cannot check alone; runs once per dict.
+        length_dependent: The frequencies depend on ``seq_len``.
+        odd_width: Works for an odd \(d\) (transformers' rule: \(\lceil d/2 \rceil\)
+            frequencies \(\mathrm{base}^{-2i/d}\), rotating \(d + 1\) channels).
+    """
+
+    inv_freq: InvFreqFunction
+    keys: frozenset[str] = frozenset()
+    prepare: Callable[[RopeScaling, int | None], RopeScaling] | None = None
+    length_dependent: bool = False
+    odd_width: bool = False
+
+
+def _default(dim, base, spec, seq_len, device):
+    return _inv_freq(dim, base, device), 1.0
+
+
+def _linear(dim, base, spec, seq_len, device):
     # Position interpolation: (p / s)·θ_i == p·(θ_i / s), so scale the frequencies instead.
-    (factor,) = _require(params, "linear", "factor")
-    return default_inv_freq(dim, base, device=device) / _check_factor(factor), 1.0
+    return _inv_freq(dim, base, device) / spec.factor, 1.0
 
 
-def _dynamic(dim, base, params, seq_len, device):
-    factor, original = _require(params, "dynamic", "factor", "original_max_position_embeddings")
-    factor, original = _check_factor(factor), _original_length(original)
+def _prepare_linear(spec, max_position_embeddings):
+    if spec.factor is None:
+        raise _missing("linear", "factor")
+    return spec
+
+
+def _dynamic(dim, base, spec, seq_len, device):
+    factor, original = spec.factor, spec.original_max_position_embeddings
     if dim <= 2:
-        raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {dim}")
-    length = original if seq_len is None else max(check_int("seq_len", seq_len), original)
-    # NTK-aware base: base' = base·(s·L/L0 − (s − 1))^(d/(d−2)); equals base up to L0.
+        raise ValueError(
+            f"head_dim must give more than 2 rotated channels for 'dynamic', got {dim}"
+        )
+    if not isinstance(seq_len, torch.Tensor):
+        length = original if seq_len is None else max(seq_len, original)
+        # NTK-aware base: base' = base·(s·L/L0 − (s − 1))^(d/(d−2)); equals base up to L0.
+        scaled_base = base * ((factor * length / original) - (factor - 1)) ** (dim / (dim - 2))
+        return _inv_freq(dim, scaled_base, device), 1.0
+    # A length on the device: the same formula in float32 tensor arithmetic, as transformers'
+    # forward pass computes it, and no host-device synchronisation (no `if` on its value).
+    length = torch.maximum(
+        seq_len, torch.tensor(original, dtype=seq_len.dtype, device=seq_len.device)
+    )
     scaled_base = base * ((factor * length / original) - (factor - 1)) ** (dim / (dim - 2))
-    return default_inv_freq(dim, scaled_base, device=device), 1.0
+    # Up to L0 transformers keeps the frequencies it computed at start-up: the default ones.
+    return torch.where(
+        seq_len > original, _inv_freq(dim, scaled_base, device), _inv_freq(dim, base, device)
+    ), 1.0
+
+
+def _prepare_dynamic(spec, max_position_embeddings):
+    if spec.factor is None:
+        raise _missing("dynamic", "factor")
+    original = spec.original_max_position_embeddings
+    if original is None and max_position_embeddings is None:
+        raise ValueError(
+            "max_position_embeddings must be given for rope_type 'dynamic' (transformers reads "
+            "the trained length from config.max_position_embeddings; posenc also takes it as "
+            "scaling['original_max_position_embeddings']), got none"
+        )
+    if None not in (original, max_position_embeddings) and original != max_position_embeddings:
+        raise ValueError(
+            "max_position_embeddings must equal scaling['original_max_position_embeddings'] "
+            f"({original}) for rope_type 'dynamic' (both are the trained length), "
+            f"got {max_position_embeddings}"
+        )
+    return spec.replace(original_max_position_embeddings=original or max_position_embeddings)
 
 
 def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
@@ -96,30 +385,27 @@ def _yarn_correction_dim(rotations: float, dim: int, base: float, original: int)
     return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
 
 
-def _yarn(dim, base, params, seq_len, device):
-    factor, original = _require(params, "yarn", "factor", "original_max_position_embeddings")
-    factor, original = _check_factor(factor), _original_length(original)
-    beta_fast = check_positive("scaling['beta_fast']", params.get("beta_fast") or 32)
-    beta_slow = check_positive("scaling['beta_slow']", params.get("beta_slow") or 1)
-    attention_factor = params.get("attention_factor")
+def _yarn(dim, base, spec, seq_len, device):
+    factor, original = spec.factor, spec.original_max_position_embeddings
+    attention_factor = spec.attention_factor
     if attention_factor is None:
-        mscale, mscale_all_dim = params.get("mscale"), params.get("mscale_all_dim")
-        if mscale and mscale_all_dim:  # DeepSeek-V2/V3 form: ratio of two temperatures
-            attention_factor = _yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim)
+        if spec.mscale and spec.mscale_all_dim:  # DeepSeek-V2/V3: ratio of two temperatures
+            attention_factor = _yarn_mscale(factor, spec.mscale) / _yarn_mscale(
+                factor, spec.mscale_all_dim
+            )
         else:
             attention_factor = _yarn_mscale(factor)
+    beta_fast, beta_slow = spec.beta_fast or 32, spec.beta_slow or 1
     low = _yarn_correction_dim(beta_fast, dim, base, original)
     high = _yarn_correction_dim(beta_slow, dim, base, original)
-    if params.get("truncate", True):
+    if spec.truncate is not False:
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, dim - 1)
     if low == high:
         high += 0.001  # avoid a zero-width ramp
     # ramp_i = clamp((i − low) / (high − low), 0, 1): 0 keeps θ_i (fast dims), 1 interpolates.
-    ramp = (
-        (torch.arange(dim // 2, dtype=torch.float32, device=device) - low) / (high - low)
-    ).clamp(0, 1)
-    keep = 1 - ramp
+    ramp = ((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)
+    keep = 1 - ramp.to(device=device)
     powers = base ** (torch.arange(0, dim, 2, device=device).float() / dim)  # 1/θ_i
     extrapolated = 1.0 / powers
     interpolated = 1.0 / (factor * powers)
@@ -127,43 +413,68 @@ def _yarn(dim, base, params, seq_len, device):
     return interpolated * (1 - keep) + extrapolated * keep, float(attention_factor)
 
 
-def _longrope(dim, base, params, seq_len, device):
-    short, long, original = _require(
-        params, "longrope", "short_factor", "long_factor", "original_max_position_embeddings"
+def _prepare_yarn(spec, max_position_embeddings):
+    spec = spec.replace(
+        original_max_position_embeddings=_trained_length(spec, max_position_embeddings)
     )
-    original = _original_length(original)
-    for name, factors in (("short_factor", short), ("long_factor", long)):
+    spec = spec.replace(factor=_derived_factor(spec, max_position_embeddings))
+    if (spec.beta_fast or 32) < (spec.beta_slow or 1):
+        raise ValueError(
+            f"scaling['beta_fast'] must be >= scaling['beta_slow'] ({spec.beta_slow or 1}) "
+            f"(the fast boundary turns more often), got {spec.beta_fast or 32}"
+        )
+    return spec
+
+
+def _longrope(dim, base, spec, seq_len, device):
+    original = spec.original_max_position_embeddings
+    for name, factors in (("short_factor", spec.short_factor), ("long_factor", spec.long_factor)):
         if len(factors) != dim // 2:
             raise ValueError(
-                f"scaling['{name}'] must have rotary_dim/2 = {dim // 2} entries, got {len(factors)}"
+                f"scaling[{name!r}] must have rotary_dim/2 = {dim // 2} entries, got {len(factors)}"
             )
-    attention_factor = params.get("attention_factor")
-    if attention_factor is None:
-        (factor,) = _require(params, "longrope", "factor")  # needed only to derive the factor
-        factor = _check_factor(factor)
-        # sqrt(1 + ln s / ln L0), 1 when not extending
+    attention_factor = spec.attention_factor
+    if attention_factor is None:  # sqrt(1 + ln s / ln L0), 1 when not extending
+        factor = spec.factor
         attention_factor = (
             1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original))
         )
     # Per-frequency rescaling λ_i: θ'_i = θ_i / λ_i, long factors once past the trained length.
-    chosen = long if seq_len and seq_len > original else short
-    rescale = torch.tensor(chosen, dtype=torch.float32, device=device)
     exponent = torch.arange(0, dim, 2, dtype=torch.int64, device=device).float() / dim
-    return 1.0 / (rescale * base**exponent), float(attention_factor)
+
+    def rescaled(factors):
+        return 1.0 / (torch.tensor(factors, dtype=torch.float32, device=device) * base**exponent)
+
+    if not isinstance(seq_len, torch.Tensor):
+        chosen = spec.long_factor if seq_len and seq_len > original else spec.short_factor
+        return rescaled(chosen), float(attention_factor)
+    # A length on the device: choose without reading it (transformers' forward does this).
+    long, short = rescaled(spec.long_factor), rescaled(spec.short_factor)
+    return torch.where(seq_len > original, long, short), float(attention_factor)
 
 
-def _llama3(dim, base, params, seq_len, device):
-    factor, low_freq_factor, high_freq_factor, original = _require(
-        params, "llama3", "factor", "low_freq_factor", "high_freq_factor",
-        "original_max_position_embeddings",
-    )  # fmt: skip
-    factor, original = _check_factor(factor), _original_length(original)
-    if not high_freq_factor > low_freq_factor:
-        raise ValueError(
-            "scaling['high_freq_factor'] must be > scaling['low_freq_factor'], got "
-            f"{high_freq_factor} and {low_freq_factor}"
-        )
-    inv_freq = default_inv_freq(dim, base, device=device)
+def _prepare_longrope(spec, max_position_embeddings):
+    for key in ("short_factor", "long_factor"):
+        if getattr(spec, key) is None:
+            raise _missing("longrope", key)
+    spec = spec.replace(
+        original_max_position_embeddings=_trained_length(spec, max_position_embeddings)
+    )
+    if spec.attention_factor is None:  # derived from factor, which may be derived itself
+        spec = spec.replace(factor=_derived_factor(spec, max_position_embeddings))
+        if spec.factor > 1 and spec.original_max_position_embeddings < 2:
+            raise ValueError(
+                "scaling['original_max_position_embeddings'] must be >= 2 for rope_type "
+                "'longrope' without an attention_factor (it divides by its logarithm), got "
+                f"{spec.original_max_position_embeddings}"
+            )
+    return spec
+
+
+def _llama3(dim, base, spec, seq_len, device):
+    factor, original = spec.factor, spec.original_max_position_embeddings
+    low_freq_factor, high_freq_factor = spec.low_freq_factor, spec.high_freq_factor
+    inv_freq = _inv_freq(dim, base, device)
     low_freq_wavelen = original / low_freq_factor
     high_freq_wavelen = original / high_freq_factor
     wavelen = 2 * math.pi / inv_freq  # λ_i = 2π/θ_i
@@ -176,53 +487,159 @@ def _llama3(dim, base, params, seq_len, device):
     return torch.where(is_medium, smoothed, scaled), 1.0
 
 
-ROPE_SCALING: dict[str, RopeScalingFunction] = {
-    "default": _default,
-    "linear": _linear,
-    "dynamic": _dynamic,
-    "yarn": _yarn,
-    "longrope": _longrope,
-    "llama3": _llama3,
+def _prepare_llama3(spec, max_position_embeddings):
+    for key in ("factor", "low_freq_factor", "high_freq_factor"):
+        if getattr(spec, key) is None:
+            raise _missing("llama3", key)
+    if not spec.high_freq_factor > spec.low_freq_factor:
+        raise ValueError(
+            f"scaling['high_freq_factor'] must be > scaling['low_freq_factor'] "
+            f"({spec.low_freq_factor}), got {spec.high_freq_factor}"
+        )
+    return spec.replace(
+        original_max_position_embeddings=_trained_length(spec, max_position_embeddings)
+    )
+
+
+def _proportional(dim, base, spec, seq_len, device):
+    # p-RoPE (Gemma 4): only the first p·d/2 frequencies turn, with exponents over the whole
+    # head (2i/d); the other pairs get θ = 0 and stay as they are.
+    proportion = spec.partial_rotary_factor or 1.0
+    rope_angles = int(proportion * dim // 2)
+    exponent = torch.arange(0, 2 * rope_angles, 2, dtype=torch.int64, device=device).float() / dim
+    inv_freq = 1.0 / (base**exponent)
+    nope_angles = dim // 2 - rope_angles
+    if nope_angles > 0:
+        zeros = torch.zeros(nope_angles, dtype=torch.float32, device=device)
+        inv_freq = torch.cat((inv_freq, zeros))
+    return inv_freq / (spec.factor or 1.0), 1.0
+
+
+ROPE_SCALING: dict[str, RopeVariant] = {
+    "default": RopeVariant(_default, odd_width=True),
+    "linear": RopeVariant(_linear, frozenset({"factor"}), prepare=_prepare_linear, odd_width=True),
+    "dynamic": RopeVariant(
+        _dynamic,
+        frozenset({"factor", "original_max_position_embeddings"}),
+        prepare=_prepare_dynamic,
+        length_dependent=True,
+        odd_width=True,
+    ),
+    "yarn": RopeVariant(
+        _yarn,
+        frozenset(
+            {
+                "factor",
+                "original_max_position_embeddings",
+                "attention_factor",
+                "beta_fast",
+                "beta_slow",
+                "mscale",
+                "mscale_all_dim",
+                "truncate",
+            }
+        ),
+        prepare=_prepare_yarn,
+    ),  # fmt: skip
+    "longrope": RopeVariant(
+        _longrope,
+        frozenset(
+            {
+                "short_factor",
+                "long_factor",
+                "original_max_position_embeddings",
+                "factor",
+                "attention_factor",
+            }
+        ),
+        prepare=_prepare_longrope,
+        length_dependent=True,
+    ),  # fmt: skip
+    "llama3": RopeVariant(
+        _llama3,
+        frozenset(
+            {
+                "factor",
+                "low_freq_factor",
+                "high_freq_factor",
+                "original_max_position_embeddings",
+            }
+        ),
+        prepare=_prepare_llama3,
+        odd_width=True,
+    ),  # fmt: skip
+    "proportional": RopeVariant(_proportional, frozenset({"factor"})),
 }
-"""Registry of RoPE variants by ``rope_type``; add an entry to plug in a new one."""
+"""Registry of RoPE variants by ``rope_type``; add a `RopeVariant` to plug in a new one."""
 
-LENGTH_DEPENDENT = frozenset({"dynamic", "longrope"})
-"""Variants whose frequencies depend on the current sequence length ``seq_len``."""
+LENGTH_DEPENDENT = frozenset(name for name, v in ROPE_SCALING.items() if v.length_dependent)
+"""The built-in variants whose frequencies depend on the current length ``seq_len``."""
 
 
-def scaling_type(scaling: Mapping[str, Any] | None) -> str:
-    """The ``rope_type`` (or legacy ``type``) of a scaling dict; ``"default"`` for None.
+# ── from a head to its frequencies ──────────────────────────────────────────
 
-    Raises:
-        TypeError: ``scaling`` is not a dict.
-        ValueError: The type is missing or not in `ROPE_SCALING`, or an unknown key is present.
+
+def resolve_base(base: object, spec: RopeScaling) -> float:
+    """``base`` if given, else the dict's ``rope_theta``, else 10000; the two must agree."""
+    if base is None:
+        return spec.rope_theta if spec.rope_theta is not None else 10000.0
+    base = check_base("base", base)
+    if spec.rope_theta is not None and spec.rope_theta != base:
+        raise ValueError(
+            f"base must equal scaling['rope_theta'] ({spec.rope_theta}) when both are given, "
+            f"got {base}"
+        )
+    return base
+
+
+def frequency_dim(head_dim: object, spec: RopeScaling) -> int:
+    r"""The \(d\) of \(\mathrm{base}^{-2i/d}\): ``int(head_dim * partial_rotary_factor)``.
+
+    That is transformers' rule. An odd \(d\) (from a partial factor) gives
+    \(\lceil d/2 \rceil\) frequencies, i.e. \(d + 1\) rotated channels, for the variants where
+    transformers computes that (`RopeVariant.odd_width`); the others refuse it.
     """
-    if scaling is None:
-        return "default"
-    if not isinstance(scaling, Mapping):
-        raise TypeError(f"scaling must be a dict or None, got {type(scaling).__name__}")
-    unknown = sorted(set(scaling) - KNOWN_KEYS)
-    if unknown:
+    head_dim = check_int("head_dim", head_dim, minimum=1)
+    if spec.rope_type == "proportional":  # the factor zeroes frequencies, the width stays
+        return check_even("head_dim", head_dim)
+    proportion = spec.partial_rotary_factor
+    if proportion is None or proportion == 1:
+        return check_even("head_dim", head_dim)
+    dim = int(head_dim * proportion)
+    if dim < 2:
         raise ValueError(
-            f"scaling has unknown keys {unknown}; allowed keys are {sorted(KNOWN_KEYS)}"
+            f"scaling['partial_rotary_factor'] must leave at least 2 rotated channels of "
+            f"head_dim {head_dim}, got {proportion} (int({head_dim} × {proportion}) = {dim})"
         )
-    rope_type = scaling.get("rope_type", scaling.get("type"))
-    if rope_type is None:
-        raise ValueError(f"scaling needs a 'rope_type' key, one of {sorted(ROPE_SCALING)}")
-    if rope_type not in ROPE_SCALING:
+    if dim % 2 and not spec.variant.odd_width:
         raise ValueError(
-            f"scaling['rope_type'] must be one of {sorted(ROPE_SCALING)}, got {rope_type!r}"
+            f"scaling['partial_rotary_factor'] must give an even rotary width for rope_type "
+            f"{spec.rope_type!r}, got {proportion} (int({head_dim} × {proportion}) = {dim}); "
+            "transformers rounds an odd width up only for 'default', 'linear', 'dynamic' and "
+            "'llama3': pass a factor for which head_dim × factor is even"
         )
-    return rope_type
+    return dim
+
+
+def check_seq_len(seq_len: object) -> int | torch.Tensor | None:
+    """None, an int >= 1, or a 0-d integer tensor (a length that stays on its device)."""
+    if seq_len is None:
+        return None
+    if isinstance(seq_len, torch.Tensor):
+        check_integer_tensor("seq_len", seq_len, ndim=0)
+        return seq_len
+    return check_int("seq_len", seq_len, minimum=1)
 
 
 def rope_inv_freq(
     head_dim: int,
+    base: float | None = None,
     *,
-    base: float = 10000.0,
-    scaling: Mapping[str, Any] | None = None,
-    seq_len: int | None = None,
+    scaling: Mapping[str, Any] | RopeScaling | None = None,
+    seq_len: int | torch.Tensor | None = None,
     device: torch.device | str | None = None,
+    max_position_embeddings: int | None = None,
+    ignore_keys: Iterable[str] = (),
 ) -> tuple[torch.Tensor, float]:
     r"""RoPE inverse frequencies \(\theta_i\) and the attention factor of a scaling variant.
 
@@ -239,37 +656,42 @@ def rope_inv_freq(
       \(\sqrt{1 + \ln s / \ln L_0}\).
     - ``llama3``: wavelengths \(2\pi/\theta_i\) longer than \(L_0/\mathrm{low}\) are divided by
       \(s\), shorter than \(L_0/\mathrm{high}\) kept, and smoothly blended in between.
+    - ``proportional`` (p-RoPE): the first \(\lfloor p\,d/2 \rfloor\) frequencies
+      \(\mathrm{base}^{-2i/d}/s\), the others 0 (those pairs do not turn).
 
-    Here \(s\) = ``factor`` and \(L_0\) = ``original_max_position_embeddings`` (the trained length).
-    Everything is computed in float32, in the same order of operations as Hugging Face
-    transformers, so the results agree to the bit.
+    Here \(s\) = ``factor``, \(L_0\) = ``original_max_position_embeddings`` (the trained length)
+    and \(p\) = ``partial_rotary_factor``. Everything is computed in float32, in the same order
+    of operations as Hugging Face transformers, so the results agree to the bit.
 
     Args:
-        head_dim: Number of rotated channels \(d\) (``rotary_dim`` for partial rotary); even.
-        base: \(\mathrm{base}\) (``rope_theta``).
-        scaling: None, or a dict in Hugging Face's ``rope_parameters`` convention:
-            ``{"rope_type": ..., "factor": ..., "original_max_position_embeddings": ..., ...}``
-            (``"type"`` is accepted for ``"rope_type"``). A ``"rope_theta"`` entry must
-            equal ``base``.
-        seq_len: Current sequence length, used by ``dynamic`` and ``longrope``.
+        head_dim: Channels per head. The frequencies cover \(d\) = ``int(head_dim *
+            partial_rotary_factor)`` of them (all of them without that key); \(d\) must be even
+            when it is the whole head.
+        base: \(\mathrm{base}\) (``rope_theta``); default the dict's ``rope_theta``, else 10000.
+        scaling: None, a transformers ``rope_parameters`` dict, or a parsed `RopeScaling`
+            (see `RopeScaling.from_dict` for the keys and the fallbacks).
+        seq_len: Current sequence length, used by ``dynamic`` and ``longrope``: an int, or a
+            0-d integer tensor, which is never read on the host (no synchronisation).
         device: Device of the result.
+        max_position_embeddings: ``config.max_position_embeddings``; see
+            `RopeScaling.from_dict`.
+        ignore_keys: Model-specific keys to pass over; see `RopeScaling.from_dict`.
 
     Returns:
-        ``(inv_freq, attention_factor)``: a float32 tensor ``(head_dim // 2,)`` and a float.
+        ``(inv_freq, attention_factor)``: a float32 tensor \((\lceil d/2 \rceil,)\) and a float.
 
     Raises:
         TypeError: An argument has the wrong type.
-        ValueError: Odd ``head_dim``, unknown ``rope_type`` or key, missing keys, ``factor`` <= 0.
+        ValueError: An odd whole ``head_dim``, a bad ``base``, or a bad ``scaling`` (see
+            `RopeScaling.from_dict`).
     """
-    check_even("head_dim", head_dim)
-    base = check_positive("base", base)
-    rope_type = scaling_type(scaling)
-    params = scaling or {}
-    if params.get("rope_theta") is not None and float(params["rope_theta"]) != base:
-        raise ValueError(
-            f"scaling['rope_theta'] ({params['rope_theta']}) must equal base ({base}) "
-            "when both are given"
-        )
-    if seq_len is not None:
-        check_int("seq_len", seq_len, minimum=1)
-    return ROPE_SCALING[rope_type](head_dim, base, params, seq_len, device)
+    spec = RopeScaling.from_dict(
+        scaling, max_position_embeddings=max_position_embeddings, ignore_keys=ignore_keys
+    )
+    base = resolve_base(base, spec)
+    dim = frequency_dim(head_dim, spec)
+    seq_len = check_seq_len(seq_len)
+    device = check_device("device", device)
+    if device is None and isinstance(seq_len, torch.Tensor):
+        device = seq_len.device
+    return spec.variant.inv_freq(dim, base, spec, seq_len, device)

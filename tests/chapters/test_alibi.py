@@ -16,17 +16,11 @@ import pytest
 import torch
 
 import posenc
+from tests.lib.references import press_get_slopes as independent_slopes
 from tools import layout
 
 CHAPTER = layout.find_chapter("alibi")
 PAGES = [CHAPTER.page("en"), CHAPTER.page("zh")]
-
-
-def independent_slopes(n: int) -> list[float]:
-    """Press et al.'s rule from the paper's text, not from posenc: 2^(-8h/n) and interleaving."""
-    p = 1 << (n.bit_length() - 1)
-    base = [2.0 ** (-8.0 * h / p) for h in range(1, p + 1)]
-    return base + [2.0 ** (-8.0 * (2 * j - 1) / (2 * p)) for j in range(1, n - p + 1)]
 
 
 @pytest.fixture(scope="module")

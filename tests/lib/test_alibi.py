@@ -1,4 +1,4 @@
-"""ALiBi slopes and bias against Press et al.'s rule and BLOOM."""
+"""ALiBi slopes and bias against Press et al.'s code, BLOOM and MPT."""
 
 import math
 
@@ -6,39 +6,31 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from transformers import BloomConfig, BloomForCausalLM
+from transformers import BloomConfig, BloomForCausalLM, MptConfig, MptForCausalLM
 from transformers.models.bloom import modeling_bloom
+from transformers.models.mpt import modeling_mpt
 
 import posenc
+from tests.lib.references import press_get_slopes
 
 
-def press_get_slopes(n):
-    """The rule from Press et al.'s attention_with_linear_biases code (fairseq transformer.py)."""
-
-    def get_slopes_power_of_2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        ratio = start
-        return [start * ratio**i for i in range(n)]
-
-    if math.log2(n).is_integer():
-        return get_slopes_power_of_2(n)
-    closest_power_of_2 = 2 ** math.floor(math.log2(n))
-    return (
-        get_slopes_power_of_2(closest_power_of_2)
-        + press_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
+@pytest.mark.parametrize("heads", range(1, 257))
+def test_slopes_match_press_and_bloom(heads):
+    expected = press_get_slopes(heads)
+    assert posenc.alibi_slope_values(heads) == pytest.approx(expected, rel=1e-12, abs=0)
+    torch.testing.assert_close(
+        posenc.alibi_slopes(heads, dtype=torch.float64),
+        torch.tensor(expected, dtype=torch.float64),
+        atol=0,
+        rtol=1e-12,
     )
-
-
-def test_slopes_match_press_for_1_to_64_heads():
-    for heads in range(1, 65):
-        expected = torch.tensor(press_get_slopes(heads), dtype=torch.float32)
-        torch.testing.assert_close(posenc.alibi_slopes(heads), expected, atol=1e-6, rtol=0)
-        torch.testing.assert_close(
-            posenc.alibi_slopes(heads),
-            modeling_bloom._get_alibi_slopes(heads, "cpu"),
-            atol=1e-6,
-            rtol=0,
-        )
+    torch.testing.assert_close(
+        # BLOOM raises a float32 base to integer powers: float32 rounding accumulates
+        posenc.alibi_slopes(heads),
+        modeling_bloom._get_alibi_slopes(heads, "cpu"),
+        atol=0,
+        rtol=1e-5,
+    )
 
 
 def test_docstring_example_eight_heads():
@@ -55,19 +47,37 @@ def test_slopes_decrease_within_each_geometric_run_and_lie_in_unit_interval(head
         assert all(a > b for a, b in zip(run, run[1:], strict=False))
 
 
-def test_bias_formula():
-    bias = posenc.alibi_bias(2, 3)
-    slopes = posenc.alibi_slopes(2)
-    i, j = torch.arange(3)[:, None], torch.arange(3)[None]
-    torch.testing.assert_close(bias, -slopes[:, None, None] * (i - j).float())
-    symmetric = posenc.alibi_bias(2, 3, causal=False)
-    torch.testing.assert_close(symmetric, -slopes[:, None, None] * (i - j).abs().float())
+def test_bias_is_slope_times_relative_position():
+    # The paper's figure: query i adds m·[-(i), ..., -2, -1, 0] to its scores over keys 0..i.
+    bias = posenc.alibi_bias(8, 4)
+    assert bias[0, 3].tolist() == [-1.5, -1.0, -0.5, 0.0]  # head 1 of 8: m = 1/2
+    assert bias[1, 3].tolist() == [-0.75, -0.5, -0.25, 0.0]  # head 2: m = 1/4
+    assert bias[0, 0].tolist() == [0.0, 0.5, 1.0, 1.5]  # future keys: positive, masked later
+    r = posenc.relative_positions(4)  # j - i, the convention shared with T5 and Shaw
+    slopes = posenc.alibi_slopes(8)[:, None, None]
+    assert torch.equal(bias, slopes * r)
+    assert torch.equal(posenc.alibi_bias(8, 4, causal=False), -slopes * r.abs())
 
 
-def test_decoding_queries_are_the_last_keys():
+def test_offset_and_k_len_follow_the_shared_rule():
     full = posenc.alibi_bias(4, 10)
-    torch.testing.assert_close(posenc.alibi_bias(4, 1, 10), full[:, -1:])
+    torch.testing.assert_close(posenc.alibi_bias(4, 1, 10), full[:, -1:], atol=0, rtol=0)
+    torch.testing.assert_close(posenc.alibi_bias(4, 1, offset=9), full[:, -1:], atol=0, rtol=0)
+    torch.testing.assert_close(posenc.alibi_bias(4, 3, 10, offset=2), full[:, 2:5], atol=0, rtol=0)
     assert posenc.ALiBi(4)(1, 10).shape == (4, 1, 10)
+
+
+def test_module_uses_its_slopes_and_flag():
+    module = posenc.ALiBi(6, causal=False)
+    torch.testing.assert_close(module(5), posenc.alibi_bias(6, 5, causal=False))
+    assert repr(module) == "ALiBi(num_heads=6, causal=False)"
+
+
+def test_dtype_and_given_slopes():
+    slopes = torch.tensor([0.5, 0.25], dtype=torch.float64)
+    bias = posenc.alibi_bias(2, 3, slopes=slopes, dtype=torch.bfloat16)
+    assert bias.dtype == torch.bfloat16
+    assert bias[0, 2].tolist() == [-1.0, -0.5, 0.0]
 
 
 @pytest.mark.parametrize("heads", [4, 12])
@@ -103,3 +113,22 @@ def test_tiny_bloom_same_logits_with_posenc_alibi(monkeypatch):
         monkeypatch.setattr(modeling_bloom.BloomAttention, "forward", attention_forward)
         actual = model(ids).logits
     torch.testing.assert_close(actual, expected, atol=1e-6, rtol=0)
+
+
+def test_tiny_mpt_same_logits_with_posenc_bias(monkeypatch):
+    # MPT adds m_h·(j - (L - 1)) as a position bias: under the causal mask that is m_h·(j - i)
+    # up to a constant per row. (For a power-of-two head count its slopes are Press et al.'s.)
+    torch.manual_seed(0)
+    config = MptConfig(vocab_size=97, d_model=64, n_heads=4, n_layers=2, max_seq_len=32)
+    model = MptForCausalLM(config).eval()
+    ids = torch.randint(0, 97, (2, 9))
+
+    def posenc_bias(self, num_heads, sequence_length, alibi_bias_max=8, device=None):
+        # (heads, L, L); MPT slices the last q_len rows and k_len columns, as posenc does
+        return posenc.alibi_bias(num_heads, sequence_length, device=device)
+
+    with torch.no_grad():
+        expected = model(ids).logits
+        monkeypatch.setattr(modeling_mpt.MptModel, "build_mpt_alibi_tensor", posenc_bias)
+        actual = model(ids).logits
+    torch.testing.assert_close(actual, expected, atol=1e-5, rtol=0)

@@ -37,7 +37,6 @@ CASES = [
     ("wrong rank", lambda: rope(torch.randn(2, 3, 8), q4), ValueError, "q must have 4 dimensions"),
     ("q last dim != head_dim", lambda: rope(torch.randn(1, 2, 3, 6), q4), ValueError, "head_dim"),
     ("non-floating q", lambda: rope(q4.long(), q4), TypeError, "q must be a floating"),
-    ("dynamic without seq_len", lambda: posenc.RotaryEmbedding(8, scaling={"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 8})(q4, q4, torch.arange(3)), ValueError, "seq_len"),
     ("q_len > k_len causal", lambda: posenc.attention(torch.randn(1, 2, 5, 8), q4, q4), ValueError, "q_len"),
     ("q_len > k_len alibi bias", lambda: posenc.alibi_bias(2, 5, 3), ValueError, "q_len"),
     ("slopes of wrong shape", lambda: posenc.attention(q4, q4, q4, alibi_slopes=torch.ones(3)), ValueError, "alibi_slopes"),

@@ -95,15 +95,3 @@ def test_yarn_attention_factor_formula():
         16, scaling={"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64}
     )
     assert factor == pytest.approx(0.1 * math.log(8.0) + 1.0)
-
-
-def test_registry_is_open():
-    assert set(posenc.ROPE_SCALING) == {
-        "default",
-        "linear",
-        "dynamic",
-        "yarn",
-        "longrope",
-        "llama3",
-    }
-    assert posenc.LENGTH_DEPENDENT == {"dynamic", "longrope"}
