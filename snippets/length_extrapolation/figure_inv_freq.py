@@ -5,9 +5,41 @@ import torch
 
 import posenc
 
+FILES = {"en": "length-extrapolation-inv-freq.svg", "zh": "length-extrapolation-inv-freq.zh.svg"}
+LABELS = {
+    "en": {
+        "titles": (
+            "linear (PI), s = 4",
+            "NTK-aware, s = 4",
+            "dynamic NTK (factor 4), at 2 × 4096",
+            "YaRN, s = 4",
+            "Llama 3 (d = 128, base 5e5), s = 8",
+            "LongRoPE (illustrative factors)",
+        ),
+        "x": "pair index i",
+        "y": r"$\theta_i$ (rad / token)",
+        "default": "default",
+        "scaled": "scaled",
+    },
+    "zh": {
+        "titles": (
+            "线性内插（PI），s = 4",
+            "NTK-aware，s = 4",
+            "动态 NTK（factor 4），长度 2 × 4096",
+            "YaRN，s = 4",
+            "Llama 3（d = 128，底数 5e5），s = 8",
+            "LongRoPE（示意用的因子）",
+        ),
+        "x": "维度对序号 i",
+        "y": "θᵢ（弧度 / token）",
+        "default": "默认",
+        "scaled": "缩放后",
+    },
+}
+
 
 def method_frequencies(head_dim=64, base=10000.0, trained=4096, s=4.0):
-    """(title, default, scaled) for each method: stretch a 4096-token model by s = 4."""
+    """(default, scaled) for each method: stretch a 4096-token model by s = 4."""
     default, _ = posenc.rope_inv_freq(head_dim, base=base)
     ntk, _ = posenc.rope_inv_freq(head_dim, base=base * s ** (head_dim / (head_dim - 2)))
     common = {"factor": s, "original_max_position_embeddings": trained}
@@ -32,28 +64,32 @@ def method_frequencies(head_dim=64, base=10000.0, trained=4096, s=4.0):
 
     l3_default = posenc.rope_inv_freq(128, base=500000.0)[0]
     return [
-        ("linear (PI), s = 4", default, scaled({"rope_type": "linear", "factor": s})),
-        ("NTK-aware, s = 4", default, ntk),
-        ("dynamic NTK (factor 4), at 2 x 4096", default, scaled(dynamic, seq_len=2 * trained)),
-        ("YaRN, s = 4", default, scaled({"rope_type": "yarn", **common})),
-        ("Llama 3 (d = 128, base 5e5), s = 8", l3_default, scaled(llama3, dim=128, b=500000.0)),
-        ("LongRoPE (illustrative factors)", default, scaled(longrope, seq_len=2 * trained)),
+        (default, scaled({"rope_type": "linear", "factor": s})),
+        (default, ntk),
+        (default, scaled(dynamic, seq_len=2 * trained)),
+        (default, scaled({"rope_type": "yarn", **common})),
+        (l3_default, scaled(llama3, dim=128, b=500000.0)),
+        (default, scaled(longrope, seq_len=2 * trained)),
     ]
 
 
-def draw_inv_freq(path="length-extrapolation-inv-freq.svg"):
-    fig, axes = plt.subplots(2, 3, figsize=(10, 6), sharey=False, constrained_layout=True)
-    for ax, (title, default, scaled) in zip(axes.flat, method_frequencies(), strict=True):
+def draw_inv_freq(lang="en"):
+    label = LABELS[lang]
+    fig, axes = plt.subplots(2, 3, figsize=(10, 6), constrained_layout=True)
+    panels = zip(axes.flat, label["titles"], method_frequencies(), strict=True)
+    for ax, title, (default, scaled) in panels:
         pairs = range(len(default))
-        ax.semilogy(pairs, default.numpy(), "k--", lw=1.2, label="default")
-        ax.semilogy(pairs, scaled.numpy(), "C1", lw=1.8, label="scaled")
+        ax.semilogy(pairs, default.numpy(), "k--", lw=1.2, label=label["default"])
+        ax.semilogy(pairs, scaled.numpy(), "C1", lw=1.8, label=label["scaled"])
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("pair index i")
+        ax.set_xlabel(label["x"])
         ax.grid(True, which="major", alpha=0.3)
     for ax in axes[:, 0]:
-        ax.set_ylabel(r"$\theta_i$ (rad / token)")
+        ax.set_ylabel(label["y"])
     axes[0, 0].legend(loc="lower left")
-    fig.savefig(path)
+    fig.savefig(FILES[lang])
+    plt.close(fig)
 
 
-draw_inv_freq()
+draw_inv_freq("en")
+draw_inv_freq("zh")

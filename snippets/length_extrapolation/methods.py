@@ -13,9 +13,9 @@ import posenc
 head_dim, base, trained = 64, 10000.0, 4096  # Llama-2-like: 64 channels per head, 4k context
 inv_freq, _ = posenc.rope_inv_freq(head_dim, base=base)
 wavelength = 2 * math.pi / inv_freq  # tokens per full turn of pair i
-full_turn = wavelength <= trained
-turning = int(full_turn.sum())
-print(f"pairs that turn at least once within {trained} tokens: {turning} of {head_dim // 2}")
+turns = trained / wavelength  # r_i: how many turns pair i makes within the trained length
+full_turn = int((turns >= 1).sum())
+print(f"pairs that turn at least once within {trained} tokens: {full_turn} of {head_dim // 2}")
 # The slow pairs never completed a turn in training: angles past the trained range are new.
 slowest = inv_freq[-1].item()
 print(
@@ -47,7 +47,7 @@ print(f"new base: {ntk_base:.0f}")
 print(f"ratio θ'/θ, fastest pair: {ratio[0]:.4f}, slowest pair: {ratio[-1]:.4f} (1/s = {1 / s})")
 assert torch.all(ratio[1:] < ratio[:-1])  # the slower the pair, the more it is slowed down
 # Slow pairs (no full turn in training) slowed by less than s still leave their trained range:
-slow = wavelength > trained
+slow = turns < 1
 past = slow & (4 * trained * ntk_freq > trained * inv_freq)  # angle at 4x length > any seen
 print(f"slow pairs that still reach unseen angles at 4x length: {past.sum()} of {slow.sum()}")
 # --8<-- [end:ntk]
@@ -61,69 +61,6 @@ for length in (2048, 4096, 8192, 16384):
 freq_16k, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=dynamic, seq_len=16384)
 print(torch.allclose(freq_16k, ntk_freq))
 # --8<-- [end:dynamic]
-
-# --8<-- [start:yarn]
-yarn = {"rope_type": "yarn", "factor": s, "original_max_position_embeddings": trained}
-yarn_freq, temperature = posenc.rope_inv_freq(head_dim, base=base, scaling=yarn)
-kept = torch.isclose(yarn_freq, inv_freq)
-interpolated = torch.isclose(yarn_freq, inv_freq / s)
-print(
-    f"pairs kept: {int(kept.sum())}, interpolated by 1/s: {int(interpolated.sum())}, "
-    f"ramp in between: {int((~kept & ~interpolated).sum())}"
-)
-print(f"attention factor: {temperature:.4f} = 0.1·ln({s:g}) + 1")
-assert math.isclose(temperature, 0.1 * math.log(s) + 1)
-# --8<-- [end:yarn]
-
-# --8<-- [start:yarn_temperature]
-# The factor multiplies cos and sin, so it scales q AND k: logits grow by its square.
-rope = posenc.RotaryEmbedding(head_dim, base=base, scaling=yarn)
-plain = posenc.RotaryEmbedding(head_dim, base=base, scaling=yarn | {"attention_factor": 1.0})
-torch.manual_seed(0)
-q, k = torch.randn(1, 1, 8, head_dim), torch.randn(1, 1, 8, head_dim)
-q_t, k_t = rope(q, k)
-q_1, k_1 = plain(q, k)
-logit_ratio = (q_t @ k_t.transpose(-1, -2)) / (q_1 @ k_1.transpose(-1, -2))
-print(f"logits scaled by {logit_ratio.mean():.4f} = {temperature:.4f}²")
-assert torch.allclose(logit_ratio, torch.full_like(logit_ratio, temperature**2), rtol=1e-4)
-# --8<-- [end:yarn_temperature]
-
-# --8<-- [start:llama3]
-llama3 = {
-    "rope_type": "llama3",
-    "factor": 8.0,
-    "low_freq_factor": 1.0,
-    "high_freq_factor": 4.0,
-    "original_max_position_embeddings": 8192,
-}  # Llama 3.1: head_dim 128, rope_theta 500000
-l3_default, _ = posenc.rope_inv_freq(128, base=500000.0)
-l3_freq, _ = posenc.rope_inv_freq(128, base=500000.0, scaling=llama3)
-l3_wavelength = 2 * math.pi / l3_default
-l3_kept = torch.isclose(l3_freq, l3_default).sum()
-l3_divided = torch.isclose(l3_freq, l3_default / 8).sum()
-print(f"wavelength < 8192/4 = 2048, kept:          {l3_kept}")
-print(f"wavelength > 8192/1 = 8192, divided by 8:  {l3_divided}")
-between = (l3_wavelength >= 2048) & (l3_wavelength <= 8192)
-print(f"in between, smoothly blended:              {int(between.sum())}")
-# --8<-- [end:llama3]
-
-# --8<-- [start:longrope]
-# Illustrative per-pair factors (real ones come from LongRoPE's search, one list per model).
-short = [1.0] * (head_dim // 2)
-long = torch.linspace(1.0, 8.0, head_dim // 2).tolist()  # rescale slow pairs more
-longrope = {
-    "rope_type": "longrope",
-    "factor": 8.0,
-    "original_max_position_embeddings": trained,
-    "short_factor": short,
-    "long_factor": long,
-}
-short_freq, attn = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=trained)
-long_freq, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=trained + 1)
-uses_long = torch.allclose(long_freq, inv_freq / torch.tensor(long))
-print(torch.allclose(short_freq, inv_freq), uses_long)
-print(f"attention factor: {attn:.4f} = sqrt(1 + ln 8 / ln {trained})")
-# --8<-- [end:longrope]
 
 # --8<-- [start:dynamic_cache]
 # Dynamic NTK with a KV cache: keys are rotated once, when they enter the cache.
@@ -153,3 +90,149 @@ print(
     f"recomputed: {score(8000, 3000, 8192):.3f}"
 )
 # --8<-- [end:dynamic_cache]
+
+# --8<-- [start:by_parts]
+yarn = {"rope_type": "yarn", "factor": s, "original_max_position_embeddings": trained}
+yarn_freq, attention_factor = posenc.rope_inv_freq(head_dim, base=base, scaling=yarn)
+kept = torch.isclose(yarn_freq, inv_freq)
+divided = torch.isclose(yarn_freq, inv_freq / s)
+on_ramp = ~kept & ~divided
+counts = int(kept.sum()), int(divided.sum()), int(on_ramp.sum())
+print("pairs kept: {}, divided by s: {}, on the ramp: {}".format(*counts))
+# Kept pairs turn more than beta_fast = 32 times within the trained length, divided ones less
+# than beta_slow = 1 time: r_i of the last kept pair and of the first divided pair.
+print(f"r of pair {int(kept.sum()) - 1}: {turns[kept][-1]:.1f}, of pair 23: {turns[23]:.2f}")
+# --8<-- [end:by_parts]
+
+# --8<-- [start:ramp]
+import unicodedata
+
+alpha, beta = 1.0, 32.0  # beta_slow and beta_fast: turns where the ramp ends and starts
+
+
+def gamma_paper(r):
+    """YaRN paper, Eq. 18: 0 below alpha turns, 1 above beta, linear in r in between."""
+    return ((r - alpha) / (beta - alpha)).clamp(0, 1)
+
+
+def pair_turning(n, dim=head_dim, b=base, original=trained):
+    """The (fractional) pair index that makes n turns within `original` tokens."""
+    return dim * math.log(original / (n * 2 * math.pi)) / (2 * math.log(b))
+
+
+def gamma_code(i):
+    """The reference code, transformers, MiniMind and posenc: linear in the pair index i
+    between the pairs that turn beta and alpha times, rounded outwards."""
+    low, high = math.floor(pair_turning(beta)), math.ceil(pair_turning(alpha))
+    return 1 - ((i - low) / (high - low)).clamp(0, 1)
+
+
+def blend(gamma):
+    return (1 - gamma) * inv_freq / s + gamma * inv_freq  # θ'_i = (1 − γ)·θ_i/s + γ·θ_i
+
+
+def right(text, width=7):
+    """Right-aligned in `width` columns, counting a Chinese character as two."""
+    return " " * (width - sum(1 + (unicodedata.east_asian_width(c) == "W") for c in text)) + text
+
+
+def ramp_table(lang="en"):
+    """Both ramps on the pairs between the last kept and the first divided pair."""
+    label = {
+        "en": ("pair", "turns r", "γ paper", "γ code", "θ' code/paper"),
+        "zh": ("维度对", "圈数 r", "论文 γ", "代码 γ", "θ' 代码/论文"),
+    }[lang]
+    print("  ".join(right(text) for text in label))
+    for i in range(10, 24):
+        row = (turns[i], gamma_paper(turns[i]), gamma_code(torch.tensor(i)), gap[i])
+        print(f"{i:>7}  " + "  ".join(f"{value:>7.3f}" for value in row))
+
+
+paper_freq = blend(gamma_paper(turns))
+code_freq = blend(gamma_code(torch.arange(head_dim // 2)))
+assert torch.allclose(code_freq, yarn_freq)  # posenc's YaRN is the code form
+gap = code_freq / paper_freq  # how much faster the code's pair turns than the paper's
+assert torch.allclose(gap[~on_ramp], torch.ones(1))  # the two agree outside the ramp
+# --8<-- [end:ramp]
+
+# --8<-- [start:temperature]
+# The factor multiplies cos and sin, so it scales q AND k: logits grow by its square.
+print(f"attention_factor = sqrt(1/t) = {attention_factor:.4f} = 0.1·ln({s:g}) + 1")
+assert math.isclose(attention_factor, 0.1 * math.log(s) + 1)
+rope = posenc.RotaryEmbedding(head_dim, base=base, scaling=yarn)
+plain = posenc.RotaryEmbedding(head_dim, base=base, scaling=yarn | {"attention_factor": 1.0})
+torch.manual_seed(0)
+q, k = torch.randn(1, 1, 8, head_dim), torch.randn(1, 1, 8, head_dim)
+q_t, k_t = rope(q, k)
+q_1, k_1 = plain(q, k)
+logit_ratio = (q_t @ k_t.transpose(-1, -2)) / (q_1 @ k_1.transpose(-1, -2))
+print(f"logits scaled by 1/t = {logit_ratio.mean():.4f} = {attention_factor:.4f}²")
+assert torch.allclose(logit_ratio, torch.full_like(logit_ratio, attention_factor**2), rtol=1e-4)
+# --8<-- [end:temperature]
+
+# --8<-- [start:mscale]
+# DeepSeek-V2: YaRN with s = 40 on the 64 rotated dims; the paper's per-side factor is
+# 0.0707·ln(s) + 1, written in the config as mscale = mscale_all_dim = 0.707.
+deepseek = {
+    "rope_type": "yarn",
+    "factor": 40,
+    "original_max_position_embeddings": 4096,
+    "beta_fast": 32,
+    "beta_slow": 1,
+    "mscale": 0.707,
+    "mscale_all_dim": 0.707,
+}
+_, cos_sin_factor = posenc.rope_inv_freq(64, base=10000.0, scaling=deepseek)
+
+
+def get_mscale(scale, m=1.0):
+    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+
+softmax_factor = get_mscale(40, 0.707) ** 2  # what DeepSeek's attention multiplies its scale by
+print(f"cos/sin factor: {cos_sin_factor}")
+print(f"softmax scale multiplied by {softmax_factor:.4f} = (0.0707·ln 40 + 1)²")
+# --8<-- [end:mscale]
+
+# --8<-- [start:llama3]
+llama3 = {
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}  # Llama 3.1: head_dim 128, rope_theta 500000
+l3_default, _ = posenc.rope_inv_freq(128, base=500000.0)
+l3_freq, l3_factor = posenc.rope_inv_freq(128, base=500000.0, scaling=llama3)
+l3_turns = 8192 * l3_default / (2 * math.pi)  # r_i = L0 / λ_i
+l3_kept = torch.isclose(l3_freq, l3_default).sum()
+l3_divided = torch.isclose(l3_freq, l3_default / 8).sum()
+print(f"wavelength < 8192/4 = 2048, kept:          {l3_kept}")
+print(f"wavelength > 8192/1 = 8192, divided by 8:  {l3_divided}")
+between = (l3_turns >= 1) & (l3_turns <= 4)
+print(f"in between, smoothly blended:              {int(between.sum())}")
+# The blend is the paper's NTK-by-parts ramp, linear in r, with alpha = 1 and beta = 4:
+l3_gamma = ((l3_turns - 1) / (4 - 1)).clamp(0, 1)
+print(torch.allclose(l3_freq, (1 - l3_gamma) * l3_default / 8 + l3_gamma * l3_default), l3_factor)
+# --8<-- [end:llama3]
+
+# --8<-- [start:longrope]
+# Illustrative per-pair factors (real ones come from LongRoPE's search, one list per model).
+short = [1.0] * (head_dim // 2)
+long = torch.linspace(1.0, 8.0, head_dim // 2).tolist()  # rescale slow pairs more
+longrope = {
+    "rope_type": "longrope",
+    "factor": 8.0,
+    "original_max_position_embeddings": trained,
+    "short_factor": short,
+    "long_factor": long,
+}
+short_freq, attn = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=trained)
+long_freq, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=trained + 1)
+uses_long = torch.allclose(long_freq, inv_freq / torch.tensor(long))
+print(torch.allclose(short_freq, inv_freq), uses_long)
+print(f"attention factor: {attn:.4f} = sqrt(1 + ln 8 / ln {trained})")
+# Squared, it is log base L0 of the target length s·L0: the log-n scale taken at n = s·L0.
+print(f"squared: {attn**2:.4f} = ln({8 * trained}) / ln({trained})")
+assert math.isclose(attn**2, math.log(8 * trained) / math.log(trained))
+# --8<-- [end:longrope]

@@ -5,6 +5,7 @@ Run it: python snippets/length_extrapolation/minimind.py
 
 # --8<-- [start:minimind]
 import math
+import unicodedata
 
 import torch
 
@@ -35,18 +36,44 @@ print(f"attention factor used: {attention_factor}, YaRN's own would be {yarn_own
 
 
 # --8<-- [start:ramp_dims]
-# Where the ramp starts and ends: the pair that turns beta times within the trained length.
-def pair_turning(turns, dim=head_dim, base=theta, trained=2048):
-    return dim * math.log(trained / (turns * 2 * math.pi)) / (2 * math.log(base))
+# Where the ramp starts and ends: the pair that turns beta times within the original length.
+def pair_turning(turns, dim=head_dim, base=theta, original=2048):
+    return dim * math.log(original / (turns * 2 * math.pi)) / (2 * math.log(base))
 
 
 fast, slow = pair_turning(32), pair_turning(1)
 print(f"beta_fast=32 turns -> pair {fast:.2f}, beta_slow=1 turn -> pair {slow:.2f}")
 # --8<-- [end:ramp_dims]
 
-# --8<-- [start:theta_values]
-# Frequencies with rope_theta = 1e6 and head_dim 64 (MiniMind's earlier 512-wide models)
-freq_64, _ = posenc.rope_inv_freq(64, base=1e6)
-for i in (0, 15, 31):
-    print(f"θ_{i} = {freq_64[i]:.3e}, one turn every {2 * math.pi / freq_64[i]:,.0f} tokens")
-# --8<-- [end:theta_values]
+
+# --8<-- [start:arcs]
+# A pair that never completed a turn in training has seen only the arc [0, L·θ_i) of its
+# circle. With the scaled frequency θ'_i it reaches the end of that arc at position L·θ_i/θ'_i.
+def first_exit(trained_len):
+    """The first pair to leave its trained arc: (pair, its wavelength, position where)."""
+    wavelength = 2 * math.pi / default
+    exit_at = torch.where(wavelength <= trained_len, math.inf, trained_len * default / scaled)
+    pair = int(exit_at.argmin())
+    return pair, wavelength[pair].item(), exit_at[pair].item()
+
+
+def right(text, width):
+    """Right-aligned in `width` columns, counting a Chinese character as two."""
+    return " " * (width - sum(1 + (unicodedata.east_asian_width(c) == "W") for c in text)) + text
+
+
+def arc_table(lang="en"):
+    label = {
+        "en": ("trained on", "first pair out", "its wavelength", "leaves its arc at"),
+        "zh": ("训练长度", "最先越界的维度对", "它的波长", "越界位置"),
+    }[lang]
+    widths = (10, 16, 14, 17)
+    print("  ".join(right(text, width) for text, width in zip(label, widths, strict=True)))
+    for trained_len in (340, 768, 1024, 2048):
+        row = (trained_len, *first_exit(trained_len))
+        print("  ".join(f"{value:>{width}.0f}" for value, width in zip(row, widths, strict=True)))
+
+
+# Only the length the dict assumes keeps every angle in its arc up to factor × 2048:
+assert first_exit(2048)[2] == 16 * 2048
+# --8<-- [end:arcs]
