@@ -351,7 +351,7 @@
     });
     number.addEventListener("input", function () {
       var x = Number(number.value);
-      if (number.value.trim() === "" || !valid(spec, x) || x > Number(number.max)) {
+      if (number.value.trim() === "" || !valid(spec, x)) {
         number.setAttribute("aria-invalid", "true");
         return;
       }
