@@ -1,34 +1,62 @@
-"""Figure: the sinusoidal table as a heatmap, and a few of its channels over position."""
+"""Figure: the sinusoidal table as a heatmap, and a few of its dimensions over position.
+
+Each figure is saved twice, with English and with Chinese labels (same data).
+"""
 
 import matplotlib.pyplot as plt
 
 import posenc
 
+LABELS = {
+    "en": {
+        "dimension": "dimension (2i: sin, 2i+1: cos)",
+        "position": "position p",
+        "value": "value",
+        "heatmap": "PE(p), d_model = 64",
+        "curve": "dimension {dim} (i = {pair})",
+        "curves": "Higher dimensions oscillate more slowly (d_model = 64)",
+    },
+    "zh": {
+        "dimension": "维度（2i：sin，2i+1：cos）",
+        "position": "位置 p",
+        "value": "取值",
+        "heatmap": "PE(p)，d_model = 64",
+        "curve": "第 {dim} 维（i = {pair}）",
+        "curves": "维度越高，振荡越慢（d_model = 64）",
+    },
+}
 
-def draw_heatmap(path="sinusoidal-heatmap.svg"):
+
+def draw_heatmap(path="sinusoidal-heatmap.svg", lang="en"):
+    text = LABELS[lang]
     pe = posenc.sinusoidal(100, 64)  # 100 positions, d_model = 64
     fig, ax = plt.subplots(figsize=(7, 4), constrained_layout=True)
     image = ax.imshow(
         pe.numpy(), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest"
     )
-    ax.set_xlabel("channel (2i: sin, 2i+1: cos)")
-    ax.set_ylabel("position p")
-    ax.set_title("PE(p), d_model = 64")
-    fig.colorbar(image, ax=ax, label="value")
+    ax.set_xlabel(text["dimension"])
+    ax.set_ylabel(text["position"])
+    ax.set_title(text["heatmap"])
+    fig.colorbar(image, ax=ax, label=text["value"])
     fig.savefig(path)
+    plt.close(fig)
 
 
-def draw_curves(path="sinusoidal-curves.svg"):
+def draw_curves(path="sinusoidal-curves.svg", lang="en"):
+    text = LABELS[lang]
     pe = posenc.sinusoidal(100, 64)
     fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
-    for channel in (0, 8, 16, 32):  # sine channels of pairs i = 0, 4, 8, 16
-        ax.plot(pe[:, channel].numpy(), label=f"channel {channel} (i = {channel // 2})")
-    ax.set_xlabel("position p")
+    for dim in (0, 8, 16, 32):  # sine dimensions of pairs i = 0, 4, 8, 16
+        ax.plot(pe[:, dim].numpy(), label=text["curve"].format(dim=dim, pair=dim // 2))
+    ax.set_xlabel(text["position"])
     ax.set_ylabel("PE(p)")
-    ax.set_title("Higher channels oscillate more slowly (d_model = 64)")
+    ax.set_title(text["curves"])
     ax.legend(loc="lower left", fontsize=9)
     fig.savefig(path)
+    plt.close(fig)
 
 
 draw_heatmap()
+draw_heatmap("sinusoidal-heatmap.zh.svg", lang="zh")
 draw_curves()
+draw_curves("sinusoidal-curves.zh.svg", lang="zh")

@@ -12,13 +12,13 @@ import posenc
 
 pe = posenc.sinusoidal(100, 16)  # positions 0..99, d_model = 16
 print(pe.shape, pe.dtype)
-# even channels hold sines, odd channels cosines: position 0 is [0, 1, 0, 1, ...]
+# even dimensions hold sines, odd dimensions cosines: position 0 is [0, 1, 0, 1, ...]
 print(pe[0].tolist()[:6])
 # --8<-- [end:table]
 
 # --8<-- [start:two_forms]
 d_model = 16
-i = torch.arange(d_model // 2, dtype=torch.float64)  # channel pair index 0..d/2-1
+i = torch.arange(d_model // 2, dtype=torch.float64)  # pair index 0..d/2-1
 as_division = 1.0 / 10000 ** (2 * i / d_model)  # omega_i = 1 / 10000^(2i/d)
 as_exp = torch.exp(-2 * i * math.log(10000.0) / d_model)  # omega_i = exp(-2i ln(10000) / d)
 print(torch.allclose(as_division, as_exp, rtol=1e-12, atol=0))
@@ -31,12 +31,11 @@ print(torch.allclose(by_hand.float(), pe, atol=1e-6))
 
 # --8<-- [start:worked_example]
 row = posenc.sinusoidal(torch.tensor([2]), 8, dtype=torch.float64)[0]  # position 2, d_model = 8
-for channel, value in enumerate(row.tolist()):
-    pair = channel // 2
-    kind = "sin" if channel % 2 == 0 else "cos"
-    print(
-        f"PE(2, {channel}) = {kind}(2 / 10000^({2 * pair}/8)) = {kind}({2 / 10000 ** (2 * pair / 8):g}) = {value:.4f}"
-    )
+for dim, value in enumerate(row.tolist()):
+    pair = dim // 2
+    kind = "sin" if dim % 2 == 0 else "cos"
+    angle = 2 / 10000 ** (2 * pair / 8)
+    print(f"PE(2, {dim}) = {kind}(2 / 10000^({2 * pair}/8)) = {kind}({angle:g}) = {value:.4f}")
 # --8<-- [end:worked_example]
 
 # --8<-- [start:rounding]
@@ -44,6 +43,71 @@ value = math.cos(2 / 1000)  # PE(2, 7) for d_model = 8
 print(f"{value:.7f} -> {value:.4f}")
 assert f"{value:.4f}" == "1.0000" and f"{value:.4f}" != "0.9999"
 # --8<-- [end:rounding]
+
+# --8<-- [start:embedding_scale]
+d_model = 512
+torch.manual_seed(0)
+# 1000 token embeddings initialised as tensor2tensor and fairseq do: each entry N(0, 1/d_model)
+tokens = torch.randn(1000, d_model, dtype=torch.float64) / math.sqrt(d_model)
+pe_512 = posenc.sinusoidal(256, d_model, dtype=torch.float64)
+print(f"length of a token embedding: {tokens.norm(dim=-1).mean():.2f}")
+print(f"length of PE(p): {pe_512.norm(dim=-1).mean():.2f}")
+
+
+def mean_cosine(a: torch.Tensor, b: torch.Tensor) -> float:
+    return torch.nn.functional.cosine_similarity(a, b, dim=-1).mean().item()
+
+
+for scale in (1.0, math.sqrt(d_model)):
+    x = scale * tokens
+    # two different tokens at the same position 100
+    same_position = mean_cosine(x[:500] + pe_512[100], x[500:] + pe_512[100])
+    # the same token at positions 100 and 200
+    same_token = mean_cosine(x + pe_512[100], x + pe_512[200])
+    print(
+        f"x {scale:5.2f}: two tokens at one position {same_position:.3f}, "
+        f"one token at two positions {same_token:.3f}"
+    )
+    if scale == 1.0:
+        assert same_position > 0.99  # unscaled: the input says where, hardly what
+    else:
+        assert same_position < 0.5 < same_token  # scaled: the token dominates
+# PyTorch's nn.Embedding starts from N(0, 1): its rows are already about sqrt(d_model) long
+default_rows = torch.nn.Embedding(1000, d_model).weight.detach()
+print(f"nn.Embedding default row: {default_rows.norm(dim=-1).mean():.1f}")
+# --8<-- [end:embedding_scale]
+
+
+# --8<-- [start:layouts]
+def sin_cos_concatenated(n: int, d: int, spacing: str = "paper") -> torch.Tensor:
+    """[sin | cos] table: all d/2 sines first, then all d/2 cosines (tensor2tensor, fairseq)."""
+    i = torch.arange(d // 2, dtype=torch.float64)
+    if spacing == "paper":
+        omega = 10000.0 ** (-2 * i / d)  # omega_i = 10000^(-2i/d), as in the paper
+    else:  # "tensor2tensor" (and fairseq): omega_i = 10000^(-i/(d/2 - 1))
+        omega = 10000.0 ** (-i / (d // 2 - 1))
+    angles = torch.arange(n, dtype=torch.float64)[:, None] * omega
+    return torch.cat((angles.sin(), angles.cos()), dim=-1)
+
+
+interleaved = posenc.sinusoidal(2048, 512, dtype=torch.float64)  # the paper's layout
+# [sin | cos] dimension i is interleaved dimension 2i; dimension 256 + i is 2i + 1
+order = torch.cat((torch.arange(0, 512, 2), torch.arange(1, 512, 2)))
+same_frequencies = sin_cos_concatenated(2048, 512)
+print(torch.allclose(interleaved[:, order], same_frequencies, atol=1e-3))  # float32 angles
+print(torch.allclose(interleaved, same_frequencies, atol=1e-3))  # without the reordering
+
+i = torch.arange(256, dtype=torch.float64)
+omega_paper, omega_t2t = 10000.0 ** (-2 * i / 512), 10000.0 ** (-i / 255)
+print(f"slowest pair: paper {omega_paper[-1]:.4e}, tensor2tensor/fairseq {omega_t2t[-1]:.4e}")
+lower = 1 - omega_t2t[-1] / omega_paper[-1]
+print(f"tensor2tensor/fairseq frequencies are lower by up to {lower:.1%}")
+t2t = sin_cos_concatenated(2048, 512, spacing="tensor2tensor")
+for p in (10, 100, 512, 2047):
+    gap = torch.dist(t2t[p], same_frequencies[p])
+    print(f"p = {p:4d}: the two [sin | cos] tables are {gap:5.2f} apart")
+assert torch.all(omega_t2t <= omega_paper) and omega_t2t[0] == omega_paper[0] == 1
+# --8<-- [end:layouts]
 
 # --8<-- [start:distinct]
 big = posenc.sinusoidal(2048, 512).double()  # a realistic size: 2048 positions, d_model = 512
@@ -103,12 +167,33 @@ steps = (big[1:] - big[:-1]).norm(dim=-1)  # ||PE(p + 1) - PE(p)|| for p = 0..20
 print(f"step from p to p+1: min {steps.min():.4f}, max {steps.max():.4f}")
 # --8<-- [end:neighbours]
 
+# --8<-- [start:measured]
+from experiments.extrapolation.results import load
+
+report = load("full")  # chapter 8's experiment, read from its committed results
+train_len = report["config"]["train_len"]
+sinusoidal_run = report["results"]["sinusoidal"]
+print(f"sinusoidal model trained at length {train_len}, perplexity per character:")
+for length, everywhere in sinusoidal_run["perplexity"].items():
+    past = sinusoidal_run["perplexity_beyond_128"][length]
+    tail = "" if past is None else f", {past:5.2f} at positions >= {train_len}"
+    print(f"  length {int(length):4d}: {everywhere:5.2f} over all positions{tail}")
+nope_past = report["results"]["nope"]["perplexity_beyond_128"]
+print(
+    f"no position encoding (NoPE), positions >= {train_len} at length 256: {nope_past['256']:.2f}"
+)
+# past the trained length the model is worse than with no positions at all
+assert sinusoidal_run["perplexity_beyond_128"]["256"] > 3 * sinusoidal_run["perplexity"]["128"]
+for length, past in sinusoidal_run["perplexity_beyond_128"].items():
+    assert past is None or past > nope_past[length]
+# --8<-- [end:measured]
+
 # --8<-- [start:extrapolation]
 train_len = 512
 seen = big[:train_len]  # the positions a model trained on length 512 has met
 wavelengths = 2 * math.pi / omega
 print(
-    f"channel pairs slower than one cycle in {train_len} positions: "
+    f"pairs slower than one cycle in {train_len} positions: "
     f"{int((wavelengths > train_len).sum())} of {d // 2}"
 )
 print(f"distance from PE(p) to PE(p+1): {steps[0]:.2f}")
