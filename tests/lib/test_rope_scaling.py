@@ -1,30 +1,50 @@
-"""rope_inv_freq against transformers' ROPE_INIT_FUNCTIONS, every scaling type."""
+"""rope_inv_freq and RopeScaling against transformers: every scaling type, random configurations,
+and the configs that transformers' own config classes build for each model family."""
 
-import math
+import importlib
+import logging
 import warnings
 
 import pytest
 import torch
+import transformers
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from transformers import LlamaConfig
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
 import posenc
+from posenc.rope_scaling import RopeVariant
 
 ORIGINAL = 64
 
 
-def reference(head_dim, scaling, *, base=10000.0, seq_len=None):
-    """transformers' (inv_freq, attention_factor) for a config that carries `scaling`."""
-    # transformers' `dynamic` reads the trained length from max_position_embeddings.
-    max_positions = ORIGINAL if scaling["rope_type"] == "dynamic" else 4 * ORIGINAL
+def quietly(make):
+    """transformers logs warnings for configs it accepts anyway (e.g. factor < 1)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        config = LlamaConfig(
+        logging.disable(logging.WARNING)
+        try:
+            return make()
+        finally:
+            logging.disable(logging.NOTSET)
+
+
+def reference(head_dim, scaling, *, base=10000.0, seq_len=None, max_positions=None):
+    """transformers' (inv_freq, attention_factor) for a config that carries `scaling`."""
+    # transformers' `dynamic` reads the trained length from max_position_embeddings.
+    if max_positions is None:
+        max_positions = ORIGINAL if scaling["rope_type"] == "dynamic" else 4 * ORIGINAL
+    config = quietly(
+        lambda: LlamaConfig(
             hidden_size=4 * head_dim, num_attention_heads=4, head_dim=head_dim,
-            max_position_embeddings=max_positions,
-            rope_parameters={**scaling, "rope_theta": base},
-        )  # fmt: skip
+            max_position_embeddings=max_positions, rope_parameters={**scaling, "rope_theta": base},
+        )
+    )  # fmt: skip
+    if scaling["rope_type"] == "default":  # GPT-NeoX's reads partial_rotary_factor, Llama's not
+        return GPTNeoXRotaryEmbedding.compute_default_rope_parameters(config)
     return ROPE_INIT_FUNCTIONS[scaling["rope_type"]](config, None, seq_len=seq_len)
 
 
@@ -51,6 +71,8 @@ CASES = [
       "attention_factor": 1.5}, None),
     ({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
       "original_max_position_embeddings": ORIGINAL}, None),
+    ({"rope_type": "proportional", "partial_rotary_factor": 0.25}, None),
+    ({"rope_type": "proportional", "partial_rotary_factor": 0.5, "factor": 8.0}, None),
     ("longrope", None),
     ("longrope", 2 * ORIGINAL),
 ]  # fmt: skip
@@ -58,16 +80,71 @@ CASES = [
 
 @pytest.mark.parametrize("head_dim", [16, 64, 128])
 @pytest.mark.parametrize(("scaling", "seq_len"), CASES)
-def test_matches_transformers(head_dim, scaling, seq_len):
+def test_bit_equal_to_transformers(head_dim, scaling, seq_len):
     if scaling == "longrope":
         scaling = longrope(head_dim)
     expected_freq, expected_factor = reference(head_dim, scaling, base=50000.0, seq_len=seq_len)
     actual_freq, actual_factor = posenc.rope_inv_freq(
-        head_dim, base=50000.0, scaling=scaling, seq_len=seq_len
+        head_dim, 50000.0, scaling=scaling, seq_len=seq_len
     )
     assert actual_freq.dtype == torch.float32
-    torch.testing.assert_close(actual_freq, expected_freq, atol=1e-6, rtol=0)
-    assert actual_factor == pytest.approx(expected_factor, abs=1e-6)
+    assert torch.equal(actual_freq, expected_freq)
+    assert actual_factor == expected_factor
+
+
+numbers = st.floats(1.0, 64.0)
+SCALINGS = st.one_of(
+    st.builds(lambda s: {"rope_type": "linear", "factor": s}, numbers),
+    st.builds(lambda s: {"rope_type": "dynamic", "factor": s}, numbers),
+    st.builds(
+        lambda s, fast, slow, truncate, original: {
+            "rope_type": "yarn",
+            "factor": s,
+            "beta_fast": fast,
+            "beta_slow": slow,
+            "truncate": truncate,
+            "original_max_position_embeddings": original,
+        },
+        numbers,
+        st.floats(8.0, 64.0),
+        st.floats(0.5, 4.0),
+        st.booleans(),
+        st.integers(16, 8192),
+    ),  # fmt: skip
+    st.builds(
+        lambda s, low, gap, original: {
+            "rope_type": "llama3",
+            "factor": s,
+            "low_freq_factor": low,
+            "high_freq_factor": low + gap,
+            "original_max_position_embeddings": original,
+        },
+        numbers,
+        st.floats(0.5, 4.0),
+        st.floats(0.5, 8.0),
+        st.integers(16, 8192),
+    ),  # fmt: skip
+    st.builds(
+        lambda p, s: {"rope_type": "proportional", "partial_rotary_factor": p, "factor": s},
+        st.sampled_from([0.25, 0.5, 0.75, 1.0]),
+        numbers,
+    ),  # fmt: skip
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    SCALINGS,
+    st.sampled_from([8, 16, 32, 64, 80, 96, 128, 256]),
+    st.sampled_from([10_000.0, 500_000.0, 1_000_000.0, 50_000.0, 2.0]),
+    st.one_of(st.none(), st.integers(1, 100_000)),
+)
+def test_random_configurations_bit_equal_to_transformers(scaling, head_dim, base, seq_len):
+    expected = reference(head_dim, scaling, base=base, seq_len=seq_len)
+    actual = posenc.rope_inv_freq(
+        head_dim, base, scaling=scaling, seq_len=seq_len, max_position_embeddings=ORIGINAL
+    )
+    assert torch.equal(actual[0], expected[0]) and actual[1] == expected[1]
 
 
 def test_default_matches_llama_bit_for_bit():
@@ -75,6 +152,259 @@ def test_default_matches_llama_bit_for_bit():
     expected, factor = LlamaRotaryEmbedding.compute_default_rope_parameters(config)
     actual, our_factor = posenc.rope_inv_freq(128)
     assert torch.equal(actual, expected) and our_factor == factor == 1.0
+
+
+# ── configs as transformers' own classes store them ─────────────────────────
+
+SMALL = dict(vocab_size=97, hidden_size=64, intermediate_size=64, num_hidden_layers=2,
+             num_attention_heads=4)  # fmt: skip
+TWO_TYPES = {"layer_types": ["sliding_attention", "full_attention"]}
+
+
+def longrope_dict(pairs, **extra):
+    return {
+        "rope_type": "longrope", "short_factor": [1.0 + 0.05 * i for i in range(pairs)],
+        "long_factor": [1.0 + 0.5 * i for i in range(pairs)], **extra,
+    }  # fmt: skip
+
+
+FAMILIES = [
+    # (transformers package, config class, config arguments beyond SMALL)
+    ("llama", "LlamaConfig", {"rope_parameters": {"rope_type": "default", "rope_theta": 5e5}}),
+    ("llama", "LlamaConfig", {"rope_parameters": {"rope_type": "linear", "factor": 4.0}}),
+    ("llama", "LlamaConfig",  # dynamic: no trained length in the dict
+     {"rope_parameters": {"rope_type": "dynamic", "factor": 2.0}, "max_position_embeddings": 64}),
+    ("llama", "LlamaConfig", {"rope_parameters": {
+        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 64, "rope_theta": 5e5}}),
+    ("llama", "LlamaConfig",  # yarn without original_max_position_embeddings
+     {"rope_parameters": {"rope_type": "yarn", "factor": 4.0}, "max_position_embeddings": 256}),
+    ("qwen2", "Qwen2Config", {"rope_parameters": {
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32,
+        "rope_theta": 1e6}, "num_key_value_heads": 2}),
+    ("qwen3", "Qwen3Config", {"head_dim": 32, "rope_parameters": {
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}}),
+    ("mistral", "MistralConfig", {"num_key_value_heads": 2}),
+    ("phi3", "Phi3Config",  # longrope without factor: derived from the two lengths
+     {"rope_parameters": longrope_dict(8), "original_max_position_embeddings": 32,
+      "max_position_embeddings": 128}),
+    ("phi3", "Phi3Config",  # Phi-4-mini: partial rotary inside rope_parameters
+     {"rope_parameters": longrope_dict(6, partial_rotary_factor=0.75),
+      "original_max_position_embeddings": 32, "max_position_embeddings": 128}),
+    ("phi3", "Phi3Config", {}),  # partial_rotary_factor 1.0 in the dict
+    ("gpt_neox", "GPTNeoXConfig", {}),  # partial_rotary_factor 0.25
+    ("gpt_neox", "GPTNeoXConfig", {"hidden_size": 80}),  # 20 × 0.25 = 5: an odd width
+    ("glm", "GlmConfig", {"head_dim": 16}),  # partial 0.5, also in ignore_keys
+    ("gemma3", "Gemma3TextConfig", {"head_dim": 16, **TWO_TYPES, "rope_parameters": {
+        "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+        "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}),
+    ("gemma4", "Gemma4TextConfig", {"head_dim": 16, "global_head_dim": 32, **TWO_TYPES}),
+    ("lfm3", "Lfm3Config", {"head_dim": 16, **TWO_TYPES}),  # proportional, p = 0.5
+    ("deepseek_v3", "DeepseekV3Config", {
+        "qk_rope_head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1,
+        "topk_group": 1, "max_position_embeddings": 2560, "rope_parameters": {
+            "rope_type": "yarn", "factor": 40.0, "mscale": 1.0, "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 64, "beta_fast": 32, "beta_slow": 1}}),
+    ("gpt_oss", "GptOssConfig", {"head_dim": 16, "num_local_experts": 4}),  # truncate False
+    ("smollm3", "SmolLM3Config", {}),
+    ("ministral3", "Ministral3Config", {"head_dim": 16}),  # 'type', extra keys to ignore
+    ("qwen2_vl", "Qwen2VLTextConfig", {"rope_parameters": {
+        "rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 1e6}}),
+    ("phi", "PhiConfig", {}),
+    ("stablelm", "StableLmConfig", {}),
+    ("persimmon", "PersimmonConfig", {}),
+    ("falcon", "FalconConfig", {"num_kv_heads": 2}),
+]  # fmt: skip
+
+
+def family_config(package, config_class, arguments):
+    return quietly(lambda: getattr(transformers, config_class)(**{**SMALL, **arguments}))
+
+
+def layer_types(config):
+    """None for one rope_parameters dict, else the layer types it holds one dict for."""
+    return [None] if "rope_type" in config.rope_parameters else sorted(config.rope_parameters)
+
+
+def head_dim_of(config, layer_type):
+    per_layer = getattr(config, "per_layer_config", None)
+    if layer_type is not None and per_layer is not None:
+        config = per_layer[layer_type]
+    try:
+        head_dim = config.head_dim
+    except AttributeError:
+        head_dim = None
+    return head_dim or config.hidden_size // config.num_attention_heads
+
+
+def hf_rotary(package, config):
+    """The model's own rotary embedding module, built from the config."""
+    module = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
+    (name,) = [n for n in dir(module) if n.endswith("RotaryEmbedding") and "Vision" not in n]
+    return quietly(lambda: getattr(module, name)(config))
+
+
+def posenc_rope(config, layer_type, **kwargs):
+    """posenc's RotaryEmbedding for a config: its dict and two fields, passed unchanged."""
+    params = config.rope_parameters if layer_type is None else config.rope_parameters[layer_type]
+    return posenc.RotaryEmbedding(
+        head_dim_of(config, layer_type),
+        scaling=params,
+        max_position_embeddings=config.max_position_embeddings,
+        ignore_keys=config.ignore_keys_at_rope_validation,
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize(
+    ("package", "config_class", "arguments"),
+    FAMILIES,
+    ids=[f"{p}-{i}" for i, (p, _, _) in enumerate(FAMILIES)],
+)
+def test_configs_of_every_family_give_transformers_frequencies(package, config_class, arguments):
+    config = family_config(package, config_class, arguments)
+    rotary = hf_rotary(package, config)
+    for layer_type in layer_types(config):
+        prefix = "" if layer_type is None else f"{layer_type}_"
+        expected = getattr(rotary, f"{prefix}inv_freq")
+        expected_factor = getattr(rotary, f"{prefix}attention_scaling")
+        ours = posenc_rope(config, layer_type)
+        assert torch.equal(ours.inv_freq, expected), layer_type
+        assert ours.attention_factor == expected_factor, layer_type
+        assert ours.rotary_dim == 2 * expected.shape[0]  # transformers' cos.shape[-1]
+
+
+def test_partial_rotary_factor_at_one_in_the_dict_rotates_the_whole_head():
+    config = family_config("phi3", "Phi3Config", {})
+    assert config.rope_parameters["partial_rotary_factor"] == 1.0
+    assert posenc_rope(config, None).rotary_dim == 16
+
+
+def test_odd_width_follows_transformers_rule_or_says_what_to_pass():
+    # head_dim 50 × 0.5 = 25: transformers computes base^(-2i/25) for i < 13 and rotates 26.
+    for scaling in (
+        {"rope_type": "default", "partial_rotary_factor": 0.5},
+        {"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5},
+        {"rope_type": "dynamic", "factor": 2.0, "partial_rotary_factor": 0.5},
+    ):
+        rope = posenc.RotaryEmbedding(50, scaling=scaling, max_position_embeddings=ORIGINAL)
+        expected, _ = reference(50, scaling)
+        assert torch.equal(rope.inv_freq, expected) and rope.rotary_dim == 26
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+    with pytest.raises(ValueError, match=r"partial_rotary_factor.*even.*int\(50 × 0.5\) = 25"):
+        posenc.RotaryEmbedding(50, scaling={**yarn, "partial_rotary_factor": 0.5})
+
+
+def test_dynamic_takes_the_trained_length_from_max_position_embeddings():
+    dynamic = {"rope_type": "dynamic", "factor": 2.0}
+    with pytest.raises(ValueError, match="max_position_embeddings must be given"):
+        posenc.rope_inv_freq(16, scaling=dynamic)
+    expected = reference(16, dynamic, seq_len=200)
+    actual = posenc.rope_inv_freq(16, scaling=dynamic, seq_len=200, max_position_embeddings=64)
+    assert torch.equal(actual[0], expected[0])
+    with pytest.raises(ValueError, match="max_position_embeddings must equal"):
+        posenc.rope_inv_freq(
+            16,
+            scaling={**dynamic, "original_max_position_embeddings": 32},
+            max_position_embeddings=64,
+        )
+
+
+def test_longrope_without_factor_derives_it_from_the_lengths():
+    scaling = longrope(16)
+    del scaling["factor"]
+    with pytest.raises(ValueError, match="factor.*max_position_embeddings"):
+        posenc.rope_inv_freq(16, scaling=scaling)
+    expected = reference(16, scaling, max_positions=8 * ORIGINAL)
+    actual = posenc.rope_inv_freq(16, scaling=scaling, max_position_embeddings=8 * ORIGINAL)
+    assert torch.equal(actual[0], expected[0]) and actual[1] == expected[1]
+    # given an attention factor, no factor is needed at all
+    posenc.rope_inv_freq(16, scaling={**scaling, "attention_factor": 1.2})
+
+
+@pytest.mark.parametrize(
+    ("scaling", "pattern"),
+    [
+        ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8,
+          "short_factor": [1.0]}, r"rope_type 'yarn'.*\['short_factor'\]"),
+        ({"rope_type": "default", "factor": 2.0}, r"'default'.*\['factor'\].*without 'rope_type'"),
+        ({"rope_type": "linear", "factor": 2.0, "low_freq_factor": 1.0}, "low_freq_factor"),
+        ({"factor": 2.0}, r"\['factor'\]"),  # no rope_type: 'default', as in transformers
+        ({"rope_type": "linear", "type": "yarn", "factor": 2.0}, r"scaling\['type'\]"),
+        ({"rope_type": "linear", "factor": 2.0, "rope_theta": 500.0}, r"base must equal"),
+        ({"full_attention": {"rope_type": "default"}}, r"rope_parameters\['full_attention'\]"),
+        ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8,
+          "beta_fast": 1.0, "beta_slow": 2.0}, "beta_fast"),
+        ({"rope_type": "default", "max_position_embeddings": 9}, "max_position_embeddings"),
+    ],
+)  # fmt: skip
+def test_keys_are_checked_per_rope_type_and_contradictions_refused(scaling, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        posenc.rope_inv_freq(16, 10000.0, scaling=scaling, max_position_embeddings=10)
+
+
+def test_ignore_keys_pass_over_model_keys_but_never_ones_the_type_reads():
+    scaling = {"rope_type": "default", "partial_rotary_factor": 0.5, "mrope_section": [1, 1, 2]}
+    with pytest.raises(ValueError, match="mrope_section.*ignore_keys="):
+        posenc.RotaryEmbedding(16, scaling=scaling)
+    # GLM's config lists partial_rotary_factor in ignore_keys_at_rope_validation: still read
+    rope = posenc.RotaryEmbedding(
+        16, scaling=scaling, ignore_keys={"mrope_section", "partial_rotary_factor"}
+    )
+    assert rope.rotary_dim == 8
+
+
+def test_rope_theta_is_the_default_base():
+    rope = posenc.RotaryEmbedding(16, scaling={"rope_type": "default", "rope_theta": 5e5})
+    assert rope.base == 5e5
+    assert torch.equal(rope.inv_freq, posenc.default_inv_freq(16, 5e5))
+
+
+def test_scaling_is_parsed_once(monkeypatch):
+    scaling = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 8}
+    rope = posenc.RotaryEmbedding(8, scaling=scaling)
+    parsed = posenc.RopeScaling.from_dict(scaling)
+    assert rope.scaling == parsed and parsed.length_dependent
+    assert posenc.RopeScaling.from_dict(parsed) is parsed
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(posenc.RopeScaling, "from_dict", no_parsing)
+    q = torch.randn(1, 2, 20, 8)
+    rope(q, q)  # past the trained length: new frequencies, from the parsed spec
+    rope(q, q, torch.arange(20))
+
+
+def test_tensor_seq_len_is_never_read_on_the_host():
+    # A meta tensor has no values: any host read (.item(), bool(), an `if`) would raise.
+    for scaling, max_positions in [
+        ({"rope_type": "dynamic", "factor": 2.0}, 64),
+        (longrope(16), None),
+    ]:
+        seq_len = torch.tensor(100, device="meta")
+        inv_freq, _ = posenc.rope_inv_freq(
+            16, scaling=scaling, seq_len=seq_len, max_position_embeddings=max_positions
+        )
+        assert inv_freq.device.type == "meta" and inv_freq.shape == (8,)
+
+
+@pytest.mark.parametrize("length", [10, 64, 65, 200])
+def test_tensor_seq_len_gives_what_transformers_forward_computes(length):
+    # transformers' forward passes seq_len = max(position_ids) + 1 as a tensor.
+    config = quietly(
+        lambda: LlamaConfig(
+            hidden_size=64, num_attention_heads=4, max_position_embeddings=64,
+            rope_parameters={"rope_type": "dynamic", "factor": 4.0},
+        )
+    )  # fmt: skip
+    rotary = LlamaRotaryEmbedding(config)
+    rotary(torch.zeros(1), torch.arange(length)[None])
+    actual, _ = posenc.rope_inv_freq(
+        16, scaling=config.rope_parameters, seq_len=torch.tensor(length),
+        max_position_embeddings=64,
+    )  # fmt: skip
+    assert torch.equal(actual, rotary.inv_freq)
 
 
 def test_legacy_type_key_is_accepted():
@@ -90,8 +420,34 @@ def test_linear_equals_scaled_positions():
     torch.testing.assert_close(100 * scaled, (100 / 4) * theta)
 
 
-def test_yarn_attention_factor_formula():
-    _, factor = posenc.rope_inv_freq(
-        16, scaling={"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64}
-    )
-    assert factor == pytest.approx(0.1 * math.log(8.0) + 1.0)
+@pytest.mark.parametrize("factor", [1.0, 2.0, 8.0, 32.0, 40.0, 128.0])
+def test_yarn_attention_factor_is_transformers(factor):
+    scaling = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": 64}
+    assert posenc.rope_inv_freq(16, scaling=scaling)[1] == reference(16, scaling)[1]
+
+
+def test_registry_takes_a_new_variant_and_rotary_embedding_uses_it():
+    def slowed(dim, base, spec, seq_len, device):
+        # a toy variant: every frequency divided by the dict's "slowdown"
+        return posenc.default_inv_freq(dim, base, device=device) / spec.extra["slowdown"], 1.0
+
+    def prepare(spec, max_position_embeddings):
+        if not spec.extra.get("slowdown", 0) > 0:
+            raise ValueError("scaling['slowdown'] must be > 0")
+        return spec
+
+    posenc.ROPE_SCALING["slowed"] = RopeVariant(slowed, frozenset({"slowdown"}), prepare)
+    try:
+        rope = posenc.RotaryEmbedding(16, scaling={"rope_type": "slowed", "slowdown": 4.0})
+        linear = posenc.RotaryEmbedding(16, scaling={"rope_type": "linear", "factor": 4.0})
+        q = torch.randn(1, 2, 7, 16)
+        assert rope.rope_type == "slowed" and not rope.length_dependent
+        torch.testing.assert_close(rope(q, q, offset=3), linear(q, q, offset=3), atol=0, rtol=0)
+        with pytest.raises(ValueError, match="slowdown"):
+            posenc.RotaryEmbedding(16, scaling={"rope_type": "slowed", "slowdown": -1})
+        with pytest.raises(ValueError, match="'slowed'.*factor"):
+            posenc.RotaryEmbedding(16, scaling={"rope_type": "slowed", "factor": 2.0})
+    finally:
+        del posenc.ROPE_SCALING["slowed"]
+    with pytest.raises(ValueError, match="rope_type"):
+        posenc.RotaryEmbedding(16, scaling={"rope_type": "slowed", "slowdown": 4.0})
