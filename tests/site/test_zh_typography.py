@@ -144,29 +144,31 @@ def _english_words(svg: Path) -> set[str]:
     return words - CODE_NAMES
 
 
+# mkdocs-static-i18n publishes docs/figures/x.zh.svg as zh/figures/x.svg and points the
+# Chinese pages' ../figures/x.svg (or x.zh.svg) there.
 FIGURES = sorted((SITE / "figures").glob("*.svg"))
 
 
-@pytest.mark.parametrize(
-    "figure",
-    [f for f in FIGURES if not f.name.endswith(".zh.svg")],
-    ids=lambda f: f.name,
-)
+@pytest.mark.parametrize("figure", FIGURES, ids=lambda f: f.name)
 def test_figures_with_words_have_a_chinese_version(figure: Path) -> None:
     words = _english_words(figure)
-    chinese = figure.with_name(figure.name.replace(".svg", ".zh.svg"))
+    chinese = SITE / "zh" / "figures" / figure.name
     assert not words or chinese.is_file(), (
         f"{figure.name} is labelled in English {sorted(words)[:6]}: its script should also "
-        f"save {chinese.name} with Chinese labels for the Chinese page"
+        f"save {figure.stem}.zh.svg with Chinese labels for the Chinese page"
     )
+    if chinese.is_file():
+        text = " ".join(_SVG_TEXT.findall(chinese.read_text(encoding="utf-8")))
+        assert re.search(f"[{HAN}]", text), f"zh/figures/{figure.name} has no Chinese label"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=IDS)
 def test_chinese_pages_show_the_chinese_figures(page: Path) -> None:
     html = page.read_text(encoding="utf-8")
     for source in re.findall(r'<img[^>]*src="([^"]*figures/[^"]+\.svg)"', html):
-        name = source.rsplit("/", 1)[-1]
-        if not name.endswith(".zh.svg"):
-            assert not (SITE / "figures" / name.replace(".svg", ".zh.svg")).is_file(), (
-                f"{page.relative_to(SITE)} shows {name}; the Chinese version exists"
+        shown = (page.parent / source).resolve()
+        name = shown.name.replace(".zh.svg", ".svg")
+        if (SITE / "zh" / "figures" / name).is_file():
+            assert shown == (SITE / "zh" / "figures" / name).resolve(), (
+                f"{page.relative_to(SITE)} shows {source}, not the Chinese version"
             )
