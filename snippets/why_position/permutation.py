@@ -28,18 +28,18 @@ print(torch.allclose(out_of_permuted, out[perm], atol=1e-6))
 # --8<-- [end:equivariance]
 
 # --8<-- [start:bag_of_words]
-vocab = {"猫": 0, "抓": 1, "老": 2, "鼠": 3}  # cat, catch, (mouse) x2
+vocab = {"猫": 0, "抓": 1, "老鼠": 2}  # cat, catches, mouse
 embedding = torch.randn(len(vocab), dim)
 
 
-def encode(sentence: str) -> torch.Tensor:
-    """Embed each character, attend, then mean-pool into one sentence vector."""
-    ids = torch.tensor([vocab[ch] for ch in sentence])
+def encode(words: list[str]) -> torch.Tensor:
+    """Embed each word, attend, then mean-pool into one sentence vector."""
+    ids = torch.tensor([vocab[w] for w in words])
     return self_attention(embedding[ids]).mean(dim=0)
 
 
-cat_catches_mouse = encode("猫抓老鼠")
-mouse_catches_cat = encode("老鼠抓猫")
+cat_catches_mouse = encode(["猫", "抓", "老鼠"])
+mouse_catches_cat = encode(["老鼠", "抓", "猫"])
 print(torch.allclose(cat_catches_mouse, mouse_catches_cat, atol=1e-6))
 # --8<-- [end:bag_of_words]
 
@@ -47,15 +47,15 @@ print(torch.allclose(cat_catches_mouse, mouse_catches_cat, atol=1e-6))
 import posenc
 
 
-def encode_with_position(sentence: str) -> torch.Tensor:
-    ids = torch.tensor([vocab[ch] for ch in sentence])
-    # add the sinusoidal code of positions 0, 1, 2, 3 to the token vectors
+def encode_with_position(words: list[str]) -> torch.Tensor:
+    ids = torch.tensor([vocab[w] for w in words])
+    # add the sinusoidal code of positions 0, 1, 2 to the word vectors
     h = embedding[ids] + posenc.sinusoidal(len(ids), dim)
     return self_attention(h).mean(dim=0)
 
 
-a = encode_with_position("猫抓老鼠")
-b = encode_with_position("老鼠抓猫")
+a = encode_with_position(["猫", "抓", "老鼠"])
+b = encode_with_position(["老鼠", "抓", "猫"])
 print(torch.allclose(a, b, atol=1e-6))
 print(f"distance between the two sentence vectors: {torch.dist(a, b):.3f}")
 # --8<-- [end:with_position]
@@ -64,15 +64,42 @@ print(f"distance between the two sentence vectors: {torch.dist(a, b):.3f}")
 learned = posenc.LearnedPositionalEmbedding(max_positions=16, dim=dim)  # random init
 
 
-def encode_with_learned(sentence: str) -> torch.Tensor:
-    ids = torch.tensor([vocab[ch] for ch in sentence])
+def encode_with_learned(words: list[str]) -> torch.Tensor:
+    ids = torch.tensor([vocab[w] for w in words])
     with torch.no_grad():
-        h = learned(embedding[ids].unsqueeze(0)).squeeze(0)  # adds rows 0..3 of its table
+        h = learned(embedding[ids].unsqueeze(0)).squeeze(0)  # adds rows 0, 1, 2 of its table
     return self_attention(h).mean(dim=0)
 
 
-print(torch.allclose(encode_with_learned("猫抓老鼠"), encode_with_learned("老鼠抓猫"), atol=1e-6))
+first, second = encode_with_learned(["猫", "抓", "老鼠"]), encode_with_learned(["老鼠", "抓", "猫"])
+print(torch.allclose(first, second, atol=1e-6))
 # --8<-- [end:any_encoding]
+
+
+# --8<-- [start:counting]
+# Kazemnejad et al. (2023), Theorem 1: with a causal mask, one head can count positions.
+# Dimension 0 is a direction only the <bos> token has; ordinary tokens are 0 there.
+def counting_head(h: torch.Tensor, causal: bool) -> torch.Tensor:
+    """W_Q = 0, so every score is equal and the weights are uniform over what the mask
+    allows; W_V keeps dimension 0 only (the <bos> flag)."""
+    q = k = torch.zeros(len(h), 1)
+    v = h[:, :1]
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)[:, 0]
+
+
+bos = torch.zeros(1, dim)
+bos[0, 0] = 1.0
+for seed in (1, 2):  # two different sentences of 7 random tokens, no position information
+    words = torch.randn(7, dim, generator=torch.Generator().manual_seed(seed))
+    words[:, 0] = 0.0
+    out = counting_head(torch.cat((bos, words)), causal=True)  # out[t] = 1 / (t + 1)
+    positions = (1 / out - 1).round().int()
+    print(f"sentence {seed}, causal mask: {positions.tolist()}")
+    assert torch.equal(positions, torch.arange(8, dtype=torch.int32))
+out = counting_head(torch.cat((bos, words)), causal=False)  # every token sees all 8
+print(f"sentence {seed}, no mask:     {(1 / out - 1).round().int().tolist()}")
+assert torch.all(out == out[0])  # the same number everywhere: no order left
+# --8<-- [end:counting]
 
 # --8<-- [start:causal_mask]
 # A causal mask lets token i see tokens 0..i only: the mask itself depends on order.

@@ -40,9 +40,30 @@ def test_a_causal_mask_alone_already_breaks_the_symmetry(snippet) -> None:
 def test_position_makes_the_two_sentences_differ(snippet) -> None:
     """Bag of words: "猫抓老鼠" and "老鼠抓猫" pool to the same vector without
     positions, and to different vectors once positions are added (sinusoidal or learned)."""
-    first, second = "猫抓老鼠", "老鼠抓猫"  # cat catches mouse, mouse catches cat
+    first, second = ["猫", "抓", "老鼠"], ["老鼠", "抓", "猫"]  # cat catches mouse, and back
     encode, with_position = snippet["encode"], snippet["encode_with_position"]
     torch.testing.assert_close(encode(first), encode(second), atol=1e-6, rtol=0)
     assert not torch.allclose(with_position(first), with_position(second), atol=1e-3)
     learned = snippet["encode_with_learned"]
     assert not torch.allclose(learned(first), learned(second), atol=1e-3)
+
+
+@pytest.mark.parametrize(("length", "seed"), [(2, 0), (9, 1), (40, 2)])
+def test_a_causal_head_counts_positions_whatever_the_tokens(
+    snippet, length: int, seed: int
+) -> None:
+    """#causal-mask (Kazemnejad et al., Theorem 1): with equal scores and a value that only
+    <bos> has, token t of a causal head outputs 1/(t + 1), for any tokens after <bos> and in
+    any order; without the mask every token outputs the same 1/length."""
+    head, dim = snippet["counting_head"], snippet["dim"]
+    torch.manual_seed(seed)
+    words = torch.randn(length - 1, dim)
+    words[:, 0] = 0.0
+    bos = torch.zeros(1, dim)
+    bos[0, 0] = 1.0
+    expected = 1.0 / torch.arange(1, length + 1, dtype=torch.float32)
+    for order in (torch.arange(length - 1), torch.randperm(length - 1)):
+        h = torch.cat((bos, words[order]))
+        torch.testing.assert_close(head(h, causal=True), expected)
+    unmasked = head(torch.cat((bos, words)), causal=False)
+    torch.testing.assert_close(unmasked, torch.full((length,), 1.0 / length))
