@@ -1,0 +1,141 @@
+"""Chapter "RoPE beyond one dimension": 2-D axial RoPE for image patches.
+
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
+
+Run it: python snippets/multi_axis_rope/axial.py
+"""
+
+# --8<-- [start:flatten]
+import unicodedata
+
+import torch
+
+import posenc
+
+torch.manual_seed(0)
+head_dim = 16
+q, k = torch.randn(head_dim), torch.randn(head_dim)  # one query and one key, random content
+
+
+def score_1d(m: int, n: int) -> float:
+    """q at sequence position m, k at n, both rotated by 1-D RoPE."""
+    cos, sin = posenc.rotary_cos_sin(torch.tensor([m, n]), posenc.default_inv_freq(head_dim))
+    rotated_q = posenc.apply_rotary(q, cos[0], sin[0])
+    rotated_k = posenc.apply_rotary(k, cos[1], sin[1])
+    return float(rotated_q @ rotated_k)
+
+
+def flat(row: int, col: int, width: int) -> int:
+    return row * width + col  # row-major: the patch's index in the sequence
+
+
+flattened = {}  # width -> scores of (2, 1) against its right, lower and "next row start" patch
+for width in (4, 6, 8):
+    query_at = flat(2, 1, width)
+    right, below = flat(2, 2, width), flat(3, 1, width)
+    row_end, next_row = flat(2, width - 1, width), flat(3, 0, width)
+    flattened[width] = (
+        score_1d(query_at, right),
+        score_1d(query_at, below),
+        score_1d(row_end, next_row),  # the last patch of a row and the first of the next
+    )
+right_scores = [scores[0] for scores in flattened.values()]
+below_scores = [scores[1] for scores in flattened.values()]
+assert max(right_scores) - min(right_scores) < 1e-5  # one column right: offset 1 at any width
+assert (
+    min(abs(a - b) for a, b in zip(below_scores, below_scores[1:], strict=False)) > 0.1
+)  # one row down:
+# offset `width`, so the score changes with the width of the image
+assert all(abs(s[2] - s[0]) < 1e-5 for s in flattened.values())  # wrap-around = right neighbour
+
+
+def show_neighbours(scores: dict, lang: str = "en") -> None:
+    header = {
+        "en": ["image width", "right neighbour", "patch below", "end of row -> start of next"],
+        "zh": ["图像宽度", "右边一格", "下面一格", "行尾 -> 下一行行首"],
+    }[lang]
+    widths = [11, 15, 11, 10]
+    print(" | ".join(_pad(title, width) for title, width in zip(header, widths, strict=True)))
+    for width, (right, below, wrap) in scores.items():
+        print(f"{width:11d} | {right:15.4f} | {below:11.4f} | {wrap:10.4f}")
+
+
+def _pad(text: str, width: int) -> str:
+    """Right-align text in a column: a Chinese character takes two columns of a terminal."""
+    shown = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return " " * (width - shown) + text
+
+
+# --8<-- [end:flatten]
+
+# --8<-- [start:axial]
+from posenc import rope_axes
+
+positions = rope_axes.patch_positions(2, 3)  # (2, 6): the row and the column of every patch
+print(positions.tolist())
+inv_freq = rope_axes.axial_inv_freq(head_dim)  # (8,): 4 pairs for rows, 4 for columns
+print([round(f, 4) for f in inv_freq.tolist()])
+
+
+def score_2d(query_at: tuple[int, int], key_at: tuple[int, int]) -> float:
+    """q at patch (row, col) = query_at, k at key_at, both rotated by 2-D axial RoPE."""
+    coords = torch.tensor([query_at, key_at]).T  # (2, 2): rows, then columns
+    cos, sin = rope_axes.axial_cos_sin(coords, inv_freq)  # (2, head_dim) each
+    return float(posenc.apply_rotary(q, cos[0], sin[0]) @ posenc.apply_rotary(k, cos[1], sin[1]))
+
+
+axial = {  # the same three pairs of patches as above, now by (row, column)
+    width: (
+        score_2d((2, 1), (2, 2)),  # right: offset (0, 1)
+        score_2d((2, 1), (3, 1)),  # below: offset (1, 0), whatever the width
+        score_2d((2, width - 1), (3, 0)),  # next row start: offset (1, 1 - width)
+    )
+    for width in (4, 6, 8)
+}
+below_2d = [scores[1] for scores in axial.values()]
+assert max(below_2d) - min(below_2d) < 1e-5  # one row down: the same score at every width
+assert all(abs(s[2] - s[0]) > 0.1 for s in axial.values())  # wrap-around is no neighbour
+assert abs(score_2d((2, 1), (3, 1)) - score_2d((40, 17), (41, 17))) < 1e-4  # shift both: same
+# --8<-- [end:axial]
+
+# --8<-- [start:schemes]
+halves = rope_axes.axial_inv_freq(head_dim, 10000.0)  # Qwen2-VL to Qwen3-VL vision encoders
+parity = rope_axes.axial_inv_freq(head_dim, 10000.0, split="parity")  # Pixtral
+one_d = posenc.default_inv_freq(head_dim, 10000.0)  # 1-D RoPE over the whole head
+print("1-D    ", [f"{f:.4f}" for f in one_d.tolist()])
+print("halves ", [f"{f:.4f}" for f in halves.tolist()])
+print("parity ", [f"{f:.4f}" for f in parity.tolist()])
+assert torch.equal(halves[:4], halves[4:])  # rows and columns: the same ladder
+assert torch.equal(parity[:4], one_d[0::2]) and torch.equal(parity[4:], one_d[1::2])
+# --8<-- [end:schemes]
+
+# --8<-- [start:separable]
+# Axial RoPE adds a row term and a column term: s(dr, dc) = f(dr) + g(dc). The score of a
+# diagonal neighbour follows from the scores of the straight ones.
+diagonal = score_2d((0, 0), (1, 1))
+from_straight = score_2d((0, 0), (1, 0)) + score_2d((0, 0), (0, 1)) - score_2d((0, 0), (0, 0))
+print(f"{diagonal:.4f} {from_straight:.4f}")
+assert abs(diagonal - from_straight) < 1e-4
+
+# A pair that turns with a mix of both coordinates (RoPE-Mixed, Heo et al. 2024) breaks this.
+freq_rows, freq_cols = torch.rand(head_dim // 2), torch.rand(head_dim // 2)  # learned in RoPE-Mixed
+
+
+def score_mixed(query_at: tuple[int, int], key_at: tuple[int, int]) -> float:
+    def rotate(x, at):
+        angles = at[0] * freq_rows + at[1] * freq_cols  # one angle per pair, from both axes
+        cos, sin = torch.cat((angles.cos(), angles.cos())), torch.cat((angles.sin(), angles.sin()))
+        return posenc.apply_rotary(x, cos, sin)
+
+    return float(rotate(q, query_at) @ rotate(k, key_at))
+
+
+mixed = score_mixed((0, 0), (1, 1))
+mixed_from_straight = (
+    score_mixed((0, 0), (1, 0)) + score_mixed((0, 0), (0, 1)) - score_mixed((0, 0), (0, 0))
+)
+print(f"{mixed:.4f} {mixed_from_straight:.4f}")
+assert abs(mixed - mixed_from_straight) > 0.1
+assert abs(score_mixed((2, 1), (3, 2)) - score_mixed((7, 5), (8, 6))) < 1e-4  # still relative
+# --8<-- [end:separable]
