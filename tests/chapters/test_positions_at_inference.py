@@ -20,8 +20,12 @@ from transformers import (
     LlamaConfig,
     LlamaForCausalLM,
     cache_utils,
+    masking_utils,
 )
-from transformers.modeling_flash_attention_utils import prepare_fa_kwargs_from_position_ids
+from transformers.modeling_flash_attention_utils import (
+    _is_packed_sequence,
+    prepare_fa_kwargs_from_position_ids,
+)
 from transformers.models.gpt_oss import modeling_gpt_oss
 
 from posenc.positions import packed_positions, positions_from_mask
@@ -126,6 +130,14 @@ def test_boundaries_match_transformers_flash_attention_kwargs(page):
     assert torch.equal(batch["position_ids"], page["reset"])
 
 
+def test_running_positions_are_one_document_for_transformers(page):
+    """A packed row numbered 0..11 carries no boundary: both detectors see one sequence."""
+    running = page["running"]
+    assert masking_utils.find_packed_sequence_indices(running) is None
+    assert not _is_packed_sequence(running, batch_size=1)
+    assert _is_packed_sequence(page["reset"], batch_size=1)
+
+
 def test_packing_without_reset_is_exact_only_because_rope_is_relative(page):
     """The page's table: with the per-document mask, running positions change nothing for
     RoPE; the exercise shows that an absolute encoding needs the reset."""
@@ -134,6 +146,18 @@ def test_packing_without_reset_is_exact_only_because_rope_is_relative(page):
 
 
 # ── caches ───────────────────────────────────────────────────────────────────
+
+
+def test_stale_keys_all_claim_the_last_cache_position(page):
+    """The page's explanation of the stale policy, by bookkeeping alone: each key keeps the
+    position it was rotated at; a new token is rotated at the current cache length."""
+    sinks, window = page["SINKS"], page["WINDOW"]
+    rotated_at = []  # per cached token: the position its key was rotated at
+    for _ in range(page["stream"].shape[1]):
+        rotated_at.append(len(rotated_at))  # the new token: next position in the cache
+        if len(rotated_at) > sinks + window:
+            rotated_at = rotated_at[:sinks] + rotated_at[-window:]
+    assert rotated_at == [0, 1, 2, 3] + [sinks + window] * window
 
 
 def test_sinkcache_is_gone_from_transformers_5():
