@@ -34,6 +34,14 @@ Every module follows the same conventions:
 from .alibi import ALiBi, alibi_bias, alibi_slope_values, alibi_slopes
 from .attention import attention
 from .learned import LearnedPositionalEmbedding
+from .positions import (
+    document_causal_mask,
+    document_ids,
+    packed_positions,
+    positions_from_mask,
+    rerotate,
+    sink_window_keep,
+)
 from .relative import ShawRelativeEmbedding, T5RelativeBias, relative_positions, t5_relative_bucket
 from .rope import (
     RotaryEmbedding,
@@ -87,4 +95,11 @@ __all__ = [
     "ALiBi",
     # attention
     "attention",
+    # positions at inference time
+    "positions_from_mask",
+    "packed_positions",
+    "document_ids",
+    "document_causal_mask",
+    "sink_window_keep",
+    "rerotate",
 ]
