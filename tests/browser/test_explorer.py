@@ -44,12 +44,26 @@ def explorer(context):
         page = context.new_page()
         page.watch = Watch(page)
         page.goto(EXPLORER.in_lang(lang).rel)
-        page.wait_for_selector('.pe-panel[data-panel="alibi"][data-params]')
+        wait_ready(page)
         pages[lang] = page
     yield pages
     for page in pages.values():
         assert not page.watch.problems, page.watch.problems
         page.close()
+
+
+READY_JS = """() => {
+  const panels = [...document.querySelectorAll('.pe-panel[data-panel]')];
+  const plots = [...document.querySelectorAll('.pe-plot[data-chart]')].filter(p => p.offsetParent);
+  return panels.length === 4 && panels.every(p => p.dataset.params)
+      && plots.every(p => p.querySelector('svg'));
+}"""
+
+
+def wait_ready(page) -> None:
+    """Every panel set up and every visible chart drawn (charts are drawn when the browser
+    reports their size, just after the panel is set up)."""
+    page.wait_for_function(READY_JS)
 
 
 def _panel(name: str) -> str:
@@ -215,6 +229,8 @@ def test_scaling_matches_posenc(explorer, settings, scaling, seq_len) -> None:
     np.testing.assert_allclose(column(rows, 2), as_float64(expected), rtol=RTOL, atol=0)
     ratio = as_float64(expected) / as_float64(plain)
     np.testing.assert_allclose(column(rows, 3), ratio, rtol=2 * RTOL, atol=0)
+    if settings["method"] == "dynamic" and settings["seqLen"] <= settings["original"]:
+        assert np.all(column(rows, 3) == 1)  # "below L0 nothing changes"
     attention = float(page.locator(_panel("scaling")).get_attribute("data-attention-factor"))
     assert attention == pytest.approx(factor, rel=1e-12)
     # The ramp γ_i of YaRN and Llama 3 (θ' = (1 - γ)·θ/s + γ·θ), read back from posenc's θ'
@@ -304,6 +320,8 @@ def test_scores_match_posenc(explorer, d, base, largest, seed, random) -> None:
     assert q.shape == k.shape == (d,)
     assert torch.equal(q, k) == (random == "same")
     random_scores = _scores(q, k, inv_freq, distances) / (q.norm() * k.norm())
+    if random == "same":  # q = k: a weighted mean of cos(rθ_i), 1 at distance 0
+        assert column(rows, 2)[0] == pytest.approx(1, abs=ATOL_SCORE)
     np.testing.assert_allclose(column(rows, 2), as_float64(random_scores), rtol=0, atol=ATOL_SCORE)
     # the call shown under the panel gives the blue curve at every distance 0..largest
     curve = shown_call(page, "distance")
@@ -391,7 +409,7 @@ CONTROLS_JS = """() => [...document.querySelectorAll('.pe-panel :is(input, selec
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_control_has_a_label(page, lang) -> None:
     page.goto(EXPLORER.in_lang(lang).rel)
-    page.wait_for_selector('.pe-panel[data-panel="alibi"][data-params]')
+    wait_ready(page)
     controls = page.evaluate(CONTROLS_JS)
     assert len(controls) >= 40
     unnamed = [c["id"] or c["type"] for c in controls if not c["name"]]
@@ -466,7 +484,7 @@ def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     target = site_url + EXPLORER.in_lang(lang).rel
     page.locator('.md-nav a[href$="explorer/"]').first.click()
     page.wait_for_url(target)
-    page.wait_for_selector('.pe-panel[data-panel="alibi"][data-params]')
+    wait_ready(page)
     assert page.evaluate("window.__sameDocument === true"), "the page was loaded, not swapped in"
     drawn = _drawn(page)
     assert set(drawn) == {"periods", "ratio", "ramp", "score", "slopes", "bias"}
@@ -478,7 +496,7 @@ def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     page.wait_for_url(re.compile(r".*/chapters/06-alibi/$"))
     page.go_back()
     page.wait_for_url(re.compile(re.escape(target) + "(#.*)?$"))  # navigation.tracking adds #
-    page.wait_for_selector('.pe-panel[data-panel="alibi"][data-params]')
+    wait_ready(page)
     assert page.evaluate("window.__sameDocument === true")
     set_controls(page, "alibi", heads=5)
     assert len(table(page, "alibi", "slopes")) == 5
@@ -498,7 +516,7 @@ def test_readable_on_a_360_px_phone(browser, site_url, lang) -> None:
         page = context.new_page()
         watch = Watch(page)
         page.goto(EXPLORER.in_lang(lang).rel)
-        page.wait_for_selector('.pe-panel[data-panel="alibi"][data-params]')
+        wait_ready(page)
         page.evaluate("document.querySelectorAll('.pe-numbers').forEach(d => d.open = true)")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
         boxes = page.evaluate(
@@ -566,7 +584,7 @@ def test_charts_follow_the_dark_scheme(page) -> None:
     page.goto(EXPLORER.rel)
     page.evaluate("localStorage.clear()")
     page.reload()
-    page.wait_for_selector('.pe-panel[data-panel="alibi"][data-params]')
+    wait_ready(page)
     light = page.evaluate(COLOURS_JS)
     page.locator("label.md-header__button[for='__palette_1']").click()
     page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
@@ -592,6 +610,6 @@ def test_nothing_shifts_while_the_page_loads(page) -> None:
         ).observe({type: 'layout-shift', buffered: true});"""
     )
     page.goto(EXPLORER.rel, wait_until="networkidle")
-    page.wait_for_selector('.pe-panel[data-panel="alibi"][data-params]')
+    wait_ready(page)
     page.wait_for_timeout(300)
     assert page.evaluate("window.__shift") < 0.02

@@ -420,13 +420,14 @@
     return fmt(value);
   }
 
-  /* Draw into host (a .pe-plot element; its CSS box sets the size). spec:
+  /* Draw into host (a .pe-plot element) at size {width, height}: the size of its CSS box,
+     as the ResizeObserver last reported it. spec:
        x, y: {min, max, log, radix, plain, integer}
        series: [{points: [[x, y], ...], cls, dots}]
        bands: [{from, to, cls}] (x ranges), hlines: [{y, cls}], vlines: [{x, cls}]
        cells: heat map instead (see drawMatrix) */
-  function drawChart(host, spec) {
-    var width = Math.max(host.clientWidth, 240), height = Math.max(host.clientHeight, 180);
+  function drawChart(host, spec, size) {
+    var width = Math.max(size.width, 240), height = Math.max(size.height, 180);
     var svg = el("svg", {
       viewBox: "0 0 " + width + " " + height, width: width, height: height,
       role: "img", "aria-labelledby": host.dataset.labelledby || "",
@@ -510,8 +511,8 @@
 
   /* The bias of one ALiBi head as a grid of cells: colour = size of the penalty; masked cells
      (a causal mask removes keys after the query) hatched; numbers written when they fit. */
-  function drawMatrix(host, rows, causal, maxAbs) {
-    var width = Math.max(host.clientWidth, 200);
+  function drawMatrix(host, rows, causal, maxAbs, size) {
+    var width = Math.max(size.width, 200);
     var n = rows.length;
     var labelRoom = 22;
     var cell = Math.max(4, Math.min(48, Math.floor((width - labelRoom - 4) / n)));
@@ -618,7 +619,7 @@
       fillTable(panel, "frequencies", Array.from(data.inv, function (t, i) {
         return [i, num(t, 6), num(data.periods[i], 6), num(s.context / data.periods[i], 4)];
       }));
-      panel.charts.periods = function (host) {
+      panel.charts.periods = function (host, size) {
         var lo = Math.min(data.periods[0], s.context) / 1.6;
         var hi = Math.max(data.periods[half - 1], s.context) * 1.6;
         drawChart(host, {
@@ -629,7 +630,7 @@
             points: Array.from(data.periods, function (p, i) { return [i, p]; }),
             cls: "pe-s1", dots: true,
           }],
-        });
+        }, size);
       };
     },
   };
@@ -723,7 +724,7 @@
         scaled.gamma.forEach(function (g, i) { if (g > 0 && g < 1) medium.push(i); });
         if (medium.length) bands.push({ from: medium[0] - 0.5, to: medium[medium.length - 1] + 0.5, cls: "pe-band" });
       }
-      panel.charts.ratio = function (host) {
+      panel.charts.ratio = function (host, size) {
         drawChart(host, {
           x: { min: -0.5, max: half - 0.5, integer: true },
           y: { min: lo / 1.15, max: hi * 1.15, log: true, radix: 2, plain: true },
@@ -733,10 +734,9 @@
             points: ratios.map(function (r, i) { return [i, r]; }), cls: "pe-s1", dots: true,
             line: true,
           }],
-        });
+        }, size);
       };
-      panel.charts.ramp = function (host) {
-        host.closest("figure").hidden = !scaled.gamma;
+      panel.charts.ramp = function (host, size) {
         if (!scaled.gamma) return;
         var series = [{
           points: Array.from(scaled.gamma, function (g, i) { return [i, g]; }),
@@ -752,7 +752,7 @@
           bands: bands,
           vlines: vlines,
           series: series,
-        });
+        }, size);
       };
     },
   };
@@ -774,7 +774,7 @@
       var draws = normals(s.seed, 2 * s.d);
       var q = draws.slice(0, s.d);
       var k = s.random === "same" ? q : draws.slice(s.d);
-      var distances = sampledDistances(s.distance, 900);
+      var distances = sampledDistances(s.distance, 600);
       var aligned = distances.map(function (r) { return alignedScore(inv, r); });
       var random = s.random === "none" ? null : distances.map(function (r) { return rotatedScore(inv, q, k, r); });
       return { inv: inv, q: q, k: k, distances: distances, aligned: aligned, random: random };
@@ -798,7 +798,7 @@
       vectors.dataset.k = JSON.stringify(Array.from(data.k));
       var lo = Math.min.apply(null, data.aligned.concat(data.random || []));
       var hi = Math.max.apply(null, data.aligned.concat(data.random || []));
-      panel.charts.score = function (host) {
+      panel.charts.score = function (host, size) {
         var points = function (values) {
           return values.map(function (v, i) { return [data.distances[i], v]; })
             .filter(function (p) { return p[0] >= 1; });
@@ -810,7 +810,7 @@
           y: { min: Math.min(lo, -0.2) - 0.05, max: Math.max(hi, 1) + 0.05 },
           hlines: [{ y: 0, cls: "pe-ref" }],
           series: series,
-        });
+        }, size);
       };
     },
   };
@@ -862,7 +862,7 @@
         }
         head.replaceChildren.apply(head, cells);
       }
-      panel.charts.slopes = function (host) {
+      panel.charts.slopes = function (host, size) {
         var firstPoints = [], extraPoints = [];
         data.slopes.forEach(function (m, i) { (i < p ? firstPoints : extraPoints).push([i + 1, m]); });
         drawChart(host, {
@@ -872,18 +872,22 @@
             { points: firstPoints, cls: "pe-s1", dots: true },
             { points: extraPoints, cls: "pe-s2", dots: true, square: true },
           ],
-        });
+        }, size);
       };
       var maxAbs = 0;
       data.bias.forEach(function (row, i) {
         row.forEach(function (v, j) { if (!(s.causal && j > i)) maxAbs = Math.max(maxAbs, Math.abs(v)); });
       });
-      panel.charts.bias = function (host) { drawMatrix(host, data.bias, s.causal, maxAbs); };
+      panel.charts.bias = function (host, size) { drawMatrix(host, data.bias, s.causal, maxAbs, size); };
     },
   };
 
   // ── wiring ───────────────────────────────────────────────────────────────────────────────
 
+  /* One panel: its controls, its state, and a redraw that computes, fills the read-outs and
+     tables, and draws the charts. Charts are drawn at the size the ResizeObserver reported
+     (it reports once after the first layout, and on every change of width), so drawing never
+     forces a layout of the page. */
   function setUp(root) {
     var name = root.dataset.panel;
     var definition = PANELS[name];
@@ -891,17 +895,20 @@
     root.dataset.ready = "true";
     var panel = {
       name: name, root: root, state: Object.assign({}, definition.state), controls: {},
-      charts: {}, hosts: {}, pending: false,
+      charts: {}, hosts: {}, sizes: {}, pending: false,
     };
+
+    function draw(chart) {
+      var size = panel.sizes[chart];
+      if (panel.charts[chart] && size && size.width > 0) panel.charts[chart](panel.hosts[chart], size);
+    }
 
     function redraw() {
       panel.pending = false;
       var data = definition.compute(panel.state);
       panel.charts = {};
       definition.render(panel, panel.state, data);
-      Object.keys(panel.hosts).forEach(function (chart) {
-        if (panel.charts[chart]) panel.charts[chart](panel.hosts[chart]);
-      });
+      Object.keys(panel.hosts).forEach(draw);
       root.dataset.params = JSON.stringify(panel.state);
     }
 
@@ -928,28 +935,37 @@
       box.checked = Boolean(panel.state[box.dataset.param]);
       box.addEventListener("change", function () { onChange(box.dataset.param, box.checked); });
     });
-    root.querySelectorAll(".pe-plot[data-chart]").forEach(function (host, i) {
+    root.querySelectorAll(".pe-plot[data-chart]").forEach(function (host) {
       host.id = host.id || "pe-" + name + "-" + host.dataset.chart;
       panel.hosts[host.dataset.chart] = host;
     });
     redraw();
-    if (typeof ResizeObserver !== "undefined") {
-      var widths = new Map();
-      var observer = new ResizeObserver(function (entries) {
-        entries.forEach(function (entry) {
-          var host = entry.target, width = Math.round(entry.contentRect.width);
-          if (widths.get(host) === width) return;
-          widths.set(host, width);
-          var chart = panel.charts[host.dataset.chart];
-          if (chart) chart(host);
-        });
+    // kept on the panel (which the controls' listeners keep): an observer nothing refers to
+    // may be collected before it reports
+    var observer = panel.observer = new ResizeObserver(function (entries) {
+      entries.forEach(function (entry) {
+        var chart = entry.target.dataset.chart;
+        var width = Math.round(entry.contentRect.width);
+        var height = Math.round(entry.contentRect.height);
+        var before = panel.sizes[chart];
+        panel.sizes[chart] = { width: width, height: height };
+        // a drawing that changes only the box's height (the bias matrix) is not redrawn
+        if (!before || before.width !== width) draw(chart);
       });
-      Object.keys(panel.hosts).forEach(function (chart) { observer.observe(panel.hosts[chart]); });
-    }
+    });
+    Object.keys(panel.hosts).forEach(function (chart) { observer.observe(panel.hosts[chart]); });
   }
 
+  /* Set up every panel of the page, one task each, so that the page stays responsive while
+     it loads. */
   function init() {
-    document.querySelectorAll(".pe-panel[data-panel]").forEach(setUp);
+    var roots = Array.prototype.slice.call(document.querySelectorAll(".pe-panel[data-panel]"));
+    (function next() {
+      var root = roots.shift();
+      if (!root) return;
+      setUp(root);
+      if (roots.length) setTimeout(next, 0);
+    })();
   }
 
   window.posencExplorer = {
