@@ -154,6 +154,9 @@ def test_frequencies_match_posenc(explorer, d, base) -> None:
     np.testing.assert_allclose(
         as_float64(shown_call(page, "frequencies")), as_float64(expected), rtol=0, atol=0
     )
+    # "each pair turns b^(-2/d) times as fast as the one before" (shown to 4 digits)
+    ratio = float(page.locator(f'{_panel("frequencies")} [data-out="ratio"]').inner_text())
+    assert ratio == pytest.approx(float(expected[1] / expected[0]), rel=1e-3)
 
 
 def test_frequencies_in_chinese_page_match_posenc(explorer) -> None:
@@ -322,6 +325,7 @@ def test_scores_match_posenc(explorer, d, base, largest, seed, random) -> None:
     random_scores = _scores(q, k, inv_freq, distances) / (q.norm() * k.norm())
     if random == "same":  # q = k: a weighted mean of cos(rθ_i), 1 at distance 0
         assert column(rows, 2)[0] == pytest.approx(1, abs=ATOL_SCORE)
+        assert column(rows, 2)[-1] < 0.9  # and it decays
     np.testing.assert_allclose(column(rows, 2), as_float64(random_scores), rtol=0, atol=ATOL_SCORE)
     # the call shown under the panel gives the blue curve at every distance 0..largest
     curve = shown_call(page, "distance")

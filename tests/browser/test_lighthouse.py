@@ -1,5 +1,5 @@
-"""Budgets: Lighthouse scores (mobile profile) of the home page and one chapter in each
-language, and the weight of a chapter page. Every score and weight is printed at the end
+"""Budgets: Lighthouse scores (mobile profile) of the home page, one chapter and the explorer
+in each language, and the weight of a chapter page. Every score and weight is printed at the end
 of the run ("browser budgets")."""
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ FIRST_CHAPTER = CHAPTERS[0].base if CHAPTERS else None
 TARGETS = [sitepages.Page(""), sitepages.Page("").twin]
 if FIRST_CHAPTER:
     TARGETS += [sitepages.Page(FIRST_CHAPTER), sitepages.Page(FIRST_CHAPTER).twin]
+EXPLORER = sitepages.Page("explorer/")  # the interactive page: its script runs at load
+if EXPLORER.file.is_file():
+    TARGETS += [EXPLORER, EXPLORER.twin]
 
 
 def _lighthouse(url: str, chrome: str, report) -> dict:
