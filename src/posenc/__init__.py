@@ -52,6 +52,16 @@ from .rope import (
     rotate_interleaved,
     rotate_reference,
 )
+from .rope_axes import (
+    VisionGrid,
+    axial_cos_sin,
+    axial_inv_freq,
+    mrope_axes,
+    mrope_cos_sin,
+    mrope_position_ids,
+    multi_axis_cos_sin,
+    patch_positions,
+)
 from .rope_scaling import (
     LENGTH_DEPENDENT,
     ROPE_SCALING,
@@ -81,6 +91,15 @@ __all__ = [
     "rotate_reference",
     "apply_rotary",
     "RotaryEmbedding",
+    # rope_axes: RoPE over several position axes (image patches, M-RoPE)
+    "patch_positions",
+    "axial_inv_freq",
+    "axial_cos_sin",
+    "mrope_axes",
+    "multi_axis_cos_sin",
+    "mrope_cos_sin",
+    "VisionGrid",
+    "mrope_position_ids",
     # rope_scaling
     "default_inv_freq",
     "rope_inv_freq",
