@@ -217,7 +217,8 @@ def problems(text: str) -> list[tuple[int, str]]:
         if kind != "prose" or not re.search(f"[{HAN}]", line):
             continue
         prose = _masked(line)
-        for hit, term in glossary.avoided_terms(prose):
+        # a title quoted in 《》 is the author's wording, not ours
+        for hit, term in glossary.avoided_terms(re.sub(r"《[^》]*》", "\ue000", prose)):
             found.append((i + 1, f"glossary: write {term.zh!r} ({term.en}), not {hit!r}"))
         for m in _ITALIC.finditer(prose):
             found.append((i + 1, f"italics on Chinese text {m.group(0)!r}: use **bold**"))

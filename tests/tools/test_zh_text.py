@@ -89,6 +89,7 @@ def test_what_a_person_must_rewrite_is_reported(line: str, problem: str) -> None
         "第 i 对维度（见第 5 章）。",
         "中文和 English 之间有空格，`code` 也是。",
         "## 标题 { #heading }",
+        "苏剑林《Transformer升级之路：2、博采众长的旋转式位置编码》。",
     ],
 )
 def test_good_prose_passes(line: str) -> None:
