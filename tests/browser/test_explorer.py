@@ -617,3 +617,23 @@ def test_nothing_shifts_while_the_page_loads(page) -> None:
     wait_ready(page)
     page.wait_for_timeout(300)
     assert page.evaluate("window.__shift") < 0.02
+
+
+def test_pointer_shows_the_value_under_it(page) -> None:
+    """Over a chart, the nearest point's value is written next to a guide line."""
+    page.goto(EXPLORER.rel)
+    wait_ready(page)
+    set_controls(page, "frequencies", d=64, base=10000.0)
+    plot = page.locator('.pe-plot[data-chart="periods"] svg')
+    plot.scroll_into_view_if_needed()
+    box = plot.bounding_box()
+    page.mouse.move(box["x"] + 0.3 * box["width"], box["y"] + 0.5 * box["height"])
+    label = page.locator('.pe-plot[data-chart="periods"] .pe-readout-text')
+    label.wait_for()
+    pair, value = label.text_content().split(":")
+    periods = 2 * math.pi / as_float64(posenc.rope_inv_freq(64, base=10000.0)[0])
+    assert 0 < int(pair) < 16  # left half of the chart
+    assert float(value) == pytest.approx(periods[int(pair)], rel=1e-3)
+    page.mouse.move(0, 0)
+    assert page.locator('.pe-plot[data-chart="periods"] .pe-readout-text').count() == 0
+    assert not page.watch.problems

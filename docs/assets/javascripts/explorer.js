@@ -506,7 +506,52 @@
       }).join("");
       el("path", { d: d, class: series.cls + " pe-line" }, body);
     });
+    var hover = el("g", { class: "pe-hover", "aria-hidden": "true" }, svg);
     host.replaceChildren(svg);
+    host.peHover = { x: x, y: y, plot: plot, series: spec.series || [], layer: hover, svg: svg };
+    if (!host.dataset.hover) {
+      host.dataset.hover = "true";
+      host.addEventListener("pointermove", function (event) { showValue(host, event); });
+      host.addEventListener("pointerleave", function () { host.peHover.layer.replaceChildren(); });
+    }
+  }
+
+  /* Under the pointer: the nearest point of the chart (by x), its value in every series that
+     has a point there, and a guide line. The tables hold the same numbers for the keyboard. */
+  function showValue(host, event) {
+    var h = host.peHover;
+    if (!h) return;
+    var box = h.svg.getBoundingClientRect();
+    var px = event.clientX - box.left;
+    var best = null;
+    h.series.forEach(function (series) {
+      series.points.forEach(function (p) {
+        var distance = Math.abs(h.x(p[0]) - px);
+        if (!best || distance < best.distance) best = { distance: distance, at: p[0] };
+      });
+    });
+    h.layer.replaceChildren();
+    if (!best || px < h.plot.left - 8 || px > h.plot.right + 8) return;
+    var gx = h.x(best.at);
+    el("line", { x1: gx, x2: gx, y1: h.plot.top, y2: h.plot.bottom, class: "pe-guide" }, h.layer);
+    var label = text(h.layer, 0, h.plot.top + 14, "", { class: "pe-readout-text" });
+    var head = document.createElementNS(SVG, "tspan");
+    head.textContent = fmt(best.at) + ":";
+    label.appendChild(head);
+    h.series.forEach(function (series) {
+      series.points.forEach(function (p) {
+        if (p[0] !== best.at) return;
+        el("circle", { cx: gx, cy: h.y(p[1]), r: 4.5, class: series.cls + " pe-mark" }, h.layer);
+        var value = document.createElementNS(SVG, "tspan");
+        value.setAttribute("class", series.cls);
+        value.textContent = " " + fmt(p[1]);
+        label.appendChild(value);
+      });
+    });
+    // place the label inside the plot, on the side away from the pointer
+    var right = gx < (h.plot.left + h.plot.right) / 2;
+    label.setAttribute("x", right ? h.plot.right - 6 : h.plot.left + 6);
+    label.setAttribute("text-anchor", right ? "end" : "start");
   }
 
   /* The bias of one ALiBi head as a grid of cells: colour = size of the penalty; masked cells
