@@ -59,6 +59,8 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) 
             f"got shape {tuple(k.shape)}"
         )
     check_heads(q.shape[1], k.shape[1])
+    if k.shape[2] == 0:
+        raise ValueError("k_len must be >= 1 (softmax over no keys is undefined), got 0")
     if causal and q.shape[2] > k.shape[2]:
         raise ValueError(
             f"q_len must be <= k_len ({k.shape[2]}) when causal (the queries are the last "
@@ -240,8 +242,8 @@ def attention(
 
     Raises:
         TypeError: Non-floating inputs, a non-bool ``causal``, a non-number ``scale``.
-        ValueError: Wrong ranks, mismatched shapes, dtypes or devices, ``q_len > k_len`` when
-            causal or with ALiBi, slopes of the wrong shape, a bias that does not broadcast, a
+        ValueError: Wrong ranks, mismatched shapes, dtypes or devices, no keys, ``q_len > k_len``
+            when causal or with ALiBi, slopes of the wrong shape, a bias that does not broadcast, a
             ``scale`` that is not finite and > 0, an unknown ``backend``, or ``"flex"``
             requested with a ``bias`` or without FlexAttention.
         RuntimeError: ``"flex"`` and `torch.compile` cannot build its kernel.
@@ -277,6 +279,8 @@ def attention(
                 f"got {tuple(bias.shape)}"
             )
     scale = 1.0 / math.sqrt(head_dim) if scale is None else check_number("scale", scale, above=0)
+    if q_len == 0:  # no queries: nothing to attend (kernels would divide by zero tiles)
+        return q.new_empty(batch, heads, 0, v.shape[-1])
     if backend == "flex" and (bias is not None or flex_attention is None):
         raise ValueError(
             "backend must be 'sdpa' or 'auto' with a bias or without FlexAttention "

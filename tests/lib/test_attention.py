@@ -1,16 +1,24 @@
-"""posenc.attention: the formula, SDPA and FlexAttention paths, broadcasting, compile, autocast."""
+"""posenc.attention: the formula, SDPA and FlexAttention paths (FlexAttention compiled on CPU, as
+on CUDA: decoding without recompiles, no (heads, L, L) tensor), broadcasting, compile, autocast."""
 
+import importlib
+import os
+import subprocess
+import sys
 import warnings
 
 import pytest
 import torch
 import torch.nn.functional as F
+from torch.nn.attention.flex_attention import create_block_mask
 
 import posenc
 
+attention_module = importlib.import_module("posenc.attention")  # posenc.attention: the function
+
 
 def naive_attention(q, k, v, *, causal, slopes=None, bias=None):
-    """softmax(q·kᵀ/√d − m_h(i−j) + B + M) v, written out (queries are the last keys)."""
+    """softmax(q·kᵀ/√d + m_h(j − i) + B + M) v, written out (queries are the last keys)."""
     heads, q_len, k_len = q.shape[1], q.shape[2], k.shape[2]
     k = k.repeat_interleave(heads // k.shape[1], dim=1)
     v = v.repeat_interleave(heads // v.shape[1], dim=1)
@@ -27,12 +35,12 @@ def naive_attention(q, k, v, *, causal, slopes=None, bias=None):
     return scores.softmax(-1) @ v
 
 
-def inputs(batch=2, heads=4, kv_heads=2, q_len=7, k_len=7, dim=16):
-    torch.manual_seed(0)
+def inputs(batch=2, heads=4, kv_heads=2, q_len=7, k_len=7, dim=16, seed=0):
+    gen = torch.Generator().manual_seed(seed)
     return (
-        torch.randn(batch, heads, q_len, dim),
-        torch.randn(batch, kv_heads, k_len, dim),
-        torch.randn(batch, kv_heads, k_len, dim),
+        torch.randn(batch, heads, q_len, dim, generator=gen),
+        torch.randn(batch, kv_heads, k_len, dim, generator=gen),
+        torch.randn(batch, kv_heads, k_len, dim, generator=gen),
     )
 
 
@@ -46,16 +54,19 @@ def test_sdpa_alibi_matches_formula(causal, q_len, k_len):
     torch.testing.assert_close(actual, expected, atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("causal", [True, False])
-@pytest.mark.parametrize(("q_len", "k_len"), [(7, 7), (3, 7)])
-def test_flex_path_matches_sdpa_path(causal, q_len, k_len):
-    q, k, v = inputs(q_len=q_len, k_len=k_len)
-    slopes = posenc.alibi_slopes(4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # eager flex_attention on CPU warns that it is unfused
-        flex = posenc.attention(q, k, v, causal=causal, alibi_slopes=slopes, backend="flex")
-    sdpa = posenc.attention(q, k, v, causal=causal, alibi_slopes=slopes, backend="sdpa")
-    torch.testing.assert_close(flex, sdpa, atol=1e-5, rtol=0)
+def test_sdpa_mask_is_alibi_bias(monkeypatch):
+    # attention builds its ALiBi term with alibi_bias, not a copy of the formula
+    calls = []
+    original = attention_module.alibi_bias
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs["causal"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(attention_module, "alibi_bias", spy)
+    q, k, v = inputs(q_len=3)
+    posenc.attention(q, k, v, causal=False, alibi_slopes=posenc.alibi_slopes(4), backend="sdpa")
+    assert calls == [False]
 
 
 def test_plain_and_biased_attention():
@@ -73,7 +84,7 @@ def test_plain_and_biased_attention():
 
 def test_t5_bias_plugs_in():
     q, k, v = inputs(kv_heads=4)
-    bias = posenc.T5RelativeBias(4)(7)
+    bias = posenc.T5RelativeBias(4)(7)  # (heads, q_len, k_len), like ALiBi's
     out = posenc.attention(q, k, v, causal=False, bias=bias)
     torch.testing.assert_close(
         out, naive_attention(q, k, v, causal=False, bias=bias), atol=1e-6, rtol=0
@@ -114,6 +125,114 @@ def test_alibi_attention_compiles_fullgraph():
         backend="eager",
     )
     torch.testing.assert_close(compiled(q, k, v), posenc.attention(q, k, v, alibi_slopes=slopes))
+
+
+# ── FlexAttention, compiled as on CUDA, here on CPU ─────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("q_len", "k_len"), [(1, 1), (5, 5), (128, 128), (130, 300), (1, 257), (200, 700), (3, 1000)]
+)
+def test_block_mask_is_create_block_masks(q_len, k_len):
+    # The tiles computed from their indices equal those create_block_mask finds by evaluating
+    # the mask at every (query, key) pair, for queries that are the last q_len keys.
+    offset = k_len - q_len
+    ours = attention_module._causal_block_mask(q_len, k_len, torch.tensor(offset), "cpu")
+    theirs = create_block_mask(
+        lambda b, h, i, j: j <= i + offset, None, None, q_len, k_len, device="cpu"
+    )
+    for name in ("kv_num_blocks", "full_kv_num_blocks", "q_num_blocks", "full_q_num_blocks"):
+        assert torch.equal(getattr(ours, name), getattr(theirs, name)), name
+    for count, indices in (
+        ("kv_num_blocks", "kv_indices"),
+        ("full_kv_num_blocks", "full_kv_indices"),
+    ):
+        for row, n in enumerate(getattr(ours, count)[0, 0].tolist()):
+            got = sorted(getattr(ours, indices)[0, 0, row, :n].tolist())
+            want = sorted(getattr(theirs, indices)[0, 0, row, :n].tolist())
+            assert got == want, (indices, row)
+
+
+@pytest.fixture
+def fresh_compiler():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def largest_allocation(run) -> int:
+    """Bytes of the largest CPU allocation made while ``run`` runs, compiled code included."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    with torch.profiler.profile(activities=activities, profile_memory=True) as profile:
+        run()
+    return max(event.cpu_memory_usage for event in profile.events())
+
+
+def test_flex_decoding_compiles_once_matches_the_formula_and_builds_no_score_matrix(
+    fresh_compiler,
+):
+    heads, length = 4, 300
+    q, k, v = inputs(batch=1, heads=heads, kv_heads=2, q_len=length + 6, k_len=length + 6)
+    slopes = posenc.alibi_slopes(heads)
+
+    def run(q_len, k_len):
+        # q_len new queries, the last of k_len keys, in fresh tensors as a KV cache makes them
+        query, keys, values = (
+            q[:, :, k_len - q_len : k_len].clone(), k[:, :, :k_len].clone(), v[:, :, :k_len].clone()
+        )  # fmt: skip
+        return posenc.attention(query, keys, values, alibi_slopes=slopes, backend="flex")
+
+    prefill = run(length, length)  # compiles
+    head = (q[:, :, :length], k[:, :, :length], v[:, :, :length])  # the prompt
+    expected = naive_attention(*head, causal=True, slopes=slopes)
+    torch.testing.assert_close(prefill, expected, atol=1e-5, rtol=0)
+    run(1, length + 1)  # the first decoding step compiles once more, with lengths symbolic
+    with torch._dynamo.config.patch(error_on_recompile=True):
+        for k_len in range(length + 2, length + 7):  # a new offset and k_len at every step
+            step = run(1, k_len)
+            keys, values = k[:, :, :k_len], v[:, :, :k_len]
+            want = naive_attention(
+                q[:, :, k_len - 1 : k_len], keys, values, causal=True, slopes=slopes
+            )
+            torch.testing.assert_close(step, want, atol=1e-5, rtol=0)
+    # (heads, L, L) float32 scores would be 1.4 MB; the largest buffer is about the output
+    score_bytes = heads * length * length * 4
+    assert largest_allocation(lambda: run(length, length)) < score_bytes / 8
+    sdpa = lambda: posenc.attention(*head, alibi_slopes=slopes)  # noqa: E731
+    assert largest_allocation(sdpa) >= score_bytes  # the SDPA path does build them
+
+
+def test_flex_bidirectional_and_plain_match_the_formula(fresh_compiler):
+    q, k, v = inputs(q_len=5, k_len=9)
+    slopes = posenc.alibi_slopes(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bidirectional = posenc.attention(q, k, v, causal=False, alibi_slopes=slopes, backend="flex")
+        plain = posenc.attention(q, k, v, causal=True, backend="flex")
+    want = naive_attention(q, k, v, causal=False, slopes=slopes)
+    torch.testing.assert_close(bidirectional, want, atol=1e-5, rtol=0)
+    torch.testing.assert_close(plain, naive_attention(q, k, v, causal=True), atol=1e-5, rtol=0)
+
+
+def test_flex_without_a_compiler_names_the_way_out(tmp_path):
+    # A fresh process with a fresh inductor cache and no usable C++ compiler.
+    script = """
+import torch, posenc
+torch._inductor.config.cpp.cxx = ("/nonexistent/c++",)
+q = torch.randn(1, 2, 5, 8)
+try:
+    posenc.attention(q, q, q, alibi_slopes=posenc.alibi_slopes(2), backend="flex")
+except RuntimeError as error:
+    print("RuntimeError:", error)
+"""
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path), "CXX": "/nonexistent/c++"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert "RuntimeError: attention(backend='flex') could not compile" in done.stdout, (
+        done.stdout + done.stderr
+    )
+    assert "backend='sdpa'" in done.stdout
 
 
 @pytest.mark.gpu

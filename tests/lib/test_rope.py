@@ -1,22 +1,18 @@
-"""RoPE: equivalence with transformers (Llama, GPT-NeoX, GPT-J), properties, precision, caching,
-gradients, memory traffic, the compiled kernel."""
-
-import math
-import os
-import re
-import subprocess
-import sys
+"""RoPE: tables and rotation against transformers (Llama, GPT-NeoX, GPT-J, Meta), tiny models of
+every family with posenc swapped in, dynamic NTK as transformers' forward runs it, properties,
+precision, the table cache. The fast kernels are tested in test_rope_kernels.py."""
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import LlamaConfig
 from transformers.models.gpt_neox import modeling_gpt_neox
 from transformers.models.gptj import modeling_gptj
 from transformers.models.llama import modeling_llama
 
 import posenc
+from tests.lib.families import FAMILIES, layer_types, posenc_rope, posenc_swapped_in, tiny_model
 
 ATOL = 1e-6
 PROPERTY = settings(max_examples=25, deadline=None)
@@ -92,54 +88,86 @@ def test_interleaved_matches_complex_multiplication():
     torch.testing.assert_close(actual, expected, atol=ATOL, rtol=0)
 
 
-def tiny_llama(seed=0):
-    torch.manual_seed(seed)
-    config = LlamaConfig(
-        vocab_size=97, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
-        rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
-    )  # fmt: skip
-    config._attn_implementation = "eager"
-    return LlamaForCausalLM(config).eval()
+MODELS = [family for family in FAMILIES if family.model_class]
 
 
-def use_posenc_rope(monkeypatch, model, rope):
-    """Make the model's attention call posenc's RoPE with the position ids instead of HF's."""
-
-    class PositionIds(torch.nn.Module):
-        def forward(self, x, position_ids):
-            return position_ids, position_ids
-
-    model.model.rotary_emb = PositionIds()
-    monkeypatch.setattr(
-        modeling_llama, "apply_rotary_pos_emb", lambda q, k, cos, sin: rope(q, k, positions=cos)
-    )
-
-
-def test_tiny_llama_same_logits_with_posenc_rope(monkeypatch):
-    model = tiny_llama()
-    ids = torch.randint(0, 97, (2, 19))
+@pytest.mark.parametrize("family", MODELS, ids=lambda f: f.name)
+def test_tiny_models_of_every_family_give_the_same_logits_with_posenc(family):
+    # A config built by the family's own config class, passed unchanged; sequences past the
+    # trained length where the config sets one, so the scaled frequencies are used.
+    model = tiny_model(family)
+    ids = torch.randint(0, 97, (2, family.seq), generator=torch.Generator().manual_seed(1))
+    config = model.config
+    ropes = {t: posenc_rope(config, t, layout=family.layout) for t in layer_types(config)}
     with torch.no_grad():
         expected = model(ids).logits
-        use_posenc_rope(monkeypatch, model, posenc.RotaryEmbedding(16))
-        actual = model(ids).logits
-    torch.testing.assert_close(actual, expected, atol=ATOL, rtol=0)
+        with posenc_swapped_in(model, family.package, ropes):
+            actual = model(ids).logits
+    torch.testing.assert_close(actual, expected, atol=2e-6, rtol=0)
 
 
-def test_interleaved_with_permuted_weights_gives_same_logits(monkeypatch):
-    model = tiny_llama()
-    ids = torch.randint(0, 97, (1, 23))
+def test_dynamic_keep_longest_follows_transformers_forward():
+    # transformers' dynamic NTK keeps the frequencies of the longest sequence seen and goes
+    # back to the trained ones below the trained length (16 here): lengths 24, 10, 40, 30.
+    (family,) = [f for f in FAMILIES if f.name == "llama-dynamic"]
+    model = tiny_model(family)
+    longest = posenc_rope(model.config, None, keep_longest=True)
+    current = posenc_rope(model.config, None)
+    for length, forgets in [(24, False), (10, False), (40, False), (30, True)]:
+        ids = torch.randint(0, 97, (1, length), generator=torch.Generator().manual_seed(length))
+        with torch.no_grad():
+            expected = model(ids).logits
+            with posenc_swapped_in(model, family.package, {None: longest}):
+                kept = model(ids).logits
+            with posenc_swapped_in(model, family.package, {None: current}):
+                now = model(ids).logits
+        torch.testing.assert_close(kept, expected, atol=2e-6, rtol=0)
+        # without keep_longest, length 30 after 40 uses its own, different frequencies
+        assert torch.allclose(now, expected, atol=2e-6) != forgets
+
+
+def test_keep_longest_with_lengths_on_the_device():
+    scaling = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 16}
+    by_int = posenc.RotaryEmbedding(8, scaling=scaling, keep_longest=True)
+    by_tensor = posenc.RotaryEmbedding(8, scaling=scaling, keep_longest=True)
+    for length in (24, 10, 40, 30):
+        positions = torch.arange(length)
+        expected = by_int.cos_sin(positions, seq_len=length)
+        actual = by_tensor.cos_sin(positions)  # seq_len = positions.max() + 1, a tensor
+        torch.testing.assert_close(actual, expected, atol=1e-6, rtol=0)
+    assert isinstance(by_tensor._longest, torch.Tensor) and int(by_tensor._longest) == 40
+
+
+def test_interleaved_with_permuted_weights_gives_same_logits():
+    (family,) = [f for f in FAMILIES if f.name == "llama-default"]
+    model = tiny_model(family)
+    ids = torch.randint(0, 97, (1, 23), generator=torch.Generator().manual_seed(0))
+    head_dim = model.config.head_dim
     with torch.no_grad():
         expected = model(ids).logits  # half layout, original weights
         # A checkpoint in interleaved layout holds the rows in the inverse order.
-        to_interleaved = torch.argsort(posenc.interleaved_to_half_permutation(16))
+        to_interleaved = torch.argsort(posenc.interleaved_to_half_permutation(head_dim))
         for layer in model.model.layers:
             for proj in (layer.self_attn.q_proj, layer.self_attn.k_proj):
-                rows = proj.weight.view(-1, 16, 64)
-                proj.weight.copy_(rows[:, to_interleaved].reshape(-1, 64))
-        use_posenc_rope(monkeypatch, model, posenc.RotaryEmbedding(16, layout="interleaved"))
-        actual = model(ids).logits
+                rows = proj.weight.view(-1, head_dim, proj.weight.shape[1])
+                proj.weight.copy_(rows[:, to_interleaved].reshape(proj.weight.shape))
+        rope = posenc_rope(model.config, None, layout="interleaved")
+        with posenc_swapped_in(model, family.package, {None: rope}):
+            actual = model(ids).logits
     torch.testing.assert_close(actual, expected, atol=1e-6, rtol=0)
+
+
+def test_reference_rotation_is_the_textbook_formula():
+    # x·cos + rot(x)·sin with transformers' own rotations (Llama: half, GPT-J: interleaved)
+    x = torch.randn(2, 3, 5, 8)
+    for layout, rot in (
+        ("half", modeling_llama.rotate_half),
+        ("interleaved", modeling_gptj.rotate_every_two),
+    ):
+        cos, sin = posenc.RotaryEmbedding(8, layout=layout).cos_sin(5)
+        expected = x * cos + rot(x) * sin
+        torch.testing.assert_close(posenc.rotate_reference(x, cos, sin, layout=layout), expected)
+        torch.testing.assert_close(posenc.apply_rotary(x, cos, sin, layout=layout), expected)
 
 
 def test_permutation_maps_interleaved_pairs_to_halves():
@@ -235,6 +263,55 @@ def test_cache_grows_and_is_kept_per_dtype():
     torch.testing.assert_close(cos, rope.cos_sin(torch.arange(10, 310))[0], atol=0, rtol=0)
 
 
+def test_tables_are_built_for_the_positions_asked_for(monkeypatch):
+    # One query at offset 2**31: a cached table from 0 would hold 2**32 rows (~2 TiB here).
+    rope = posenc.RotaryEmbedding(64)
+    q = torch.randn(1, 2, 1, 64)
+    built = []
+    original = posenc.rope.rotary_cos_sin
+
+    def spy(positions, *args, **kwargs):
+        built.append(positions.numel())
+        return original(positions, *args, **kwargs)
+
+    monkeypatch.setattr(posenc.rope, "rotary_cos_sin", spy)
+    out, _ = rope(q, q, offset=2**31)
+    reference, _ = rope(q, q, torch.tensor([2**31]))
+    torch.testing.assert_close(out, reference, atol=0, rtol=0)
+    assert built == [1, 1] and not rope._tables
+    # a decoding loop from the start is served by a cache that doubles: log(n) tables built
+    built.clear()
+    for position in range(600):
+        rope(q, q, offset=position)
+    assert built == [256, 512, 1024]
+
+
+def test_dynamic_tensor_positions_take_seq_len_from_their_maximum():
+    scaling = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 16}
+    rope = posenc.RotaryEmbedding(8, scaling=scaling)
+    positions = torch.tensor([[0, 1, 2, 3], [36, 37, 38, 39]])  # the longest row ends at 39
+    expected = rope.cos_sin(positions, seq_len=40)
+    torch.testing.assert_close(rope.cos_sin(positions), expected, atol=1e-6, rtol=0)
+    q = torch.randn(2, 1, 4, 8)
+    by_offset, _ = rope(q[1:], q[1:], offset=36)  # seq_len = offset + seq = 40
+    by_positions, _ = rope(q, q, positions)
+    torch.testing.assert_close(by_positions[1:], by_offset, atol=1e-6, rtol=0)
+
+
+def test_proportional_leaves_the_pairs_past_its_fraction_unrotated():
+    # p-RoPE with p = 0.25 of 16 channels: pairs 0, 1 turn (channels 0, 1, 8, 9 in the half
+    # layout), the other six pairs have θ = 0.
+    rope = posenc.RotaryEmbedding(
+        16, scaling={"rope_type": "proportional", "partial_rotary_factor": 0.25}
+    )
+    x = torch.randn(1, 1, 5, 16)
+    out, _ = rope(x, x, offset=3)
+    turning = torch.tensor([0, 1, 8, 9])
+    still = torch.tensor([c for c in range(16) if c not in turning.tolist()])
+    assert torch.equal(out[..., still], x[..., still])
+    assert not torch.allclose(out[..., turning], x[..., turning])
+
+
 def test_scaled_rope_uses_attention_factor():
     scaling = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
     rope = posenc.RotaryEmbedding(16, scaling=scaling)
@@ -251,6 +328,7 @@ def test_dynamic_scaling_follows_seq_len():
     torch.testing.assert_close(short_cos, default_cos, atol=0, rtol=0)
     long_cos, _ = rope.cos_sin(torch.arange(8), seq_len=64)
     assert not torch.allclose(long_cos, default_cos)
+    torch.testing.assert_close(rope.cos_sin(torch.arange(8), seq_len=torch.tensor(64))[0], long_cos)
 
 
 def test_output_dtype_follows_input_under_autocast():
@@ -275,105 +353,6 @@ def test_works_under_torch_compile_fullgraph():
     torch.testing.assert_close(compiled_default(q, k), rope(q, k, positions))
 
 
-def hf_formula(x, cos, sin, layout):
-    """The textbook form, with transformers' own rotations (Llama: half, GPT-J: interleaved)."""
-    rotate = modeling_llama.rotate_half if layout == "half" else modeling_gptj.rotate_every_two
-    return x * cos + rotate(x) * sin
-
-
-def inputs_taking_each_path(dtype=torch.float64):
-    """x as the complex form takes it (contiguous, transposed) and as it cannot (odd offset)."""
-    gen = torch.Generator().manual_seed(0)
-    wide = torch.randn(2, 3, 5, 9, generator=gen).to(dtype)
-    return {
-        "contiguous": torch.randn(2, 3, 5, 8, generator=gen).to(dtype),
-        "transposed": torch.randn(2, 5, 3, 8, generator=gen).to(dtype).transpose(1, 2),
-        "odd offset": wide[..., 1:],  # pairs not aligned: the real form, also for interleaved
-    }
-
-
-@pytest.mark.parametrize("layout", ["half", "interleaved"])
-def test_gradients_match_the_textbook_formula(layout):
-    inv_freq = posenc.default_inv_freq(8).double().requires_grad_()
-    for name, x in inputs_taking_each_path().items():
-        x = x.requires_grad_()
-        results = []
-        for rotate in (posenc.apply_rotary, lambda *args, layout: hf_formula(*args, layout)):
-            cos, sin = posenc.rotary_cos_sin(
-                torch.arange(3, 8), inv_freq, layout=layout, dtype=torch.float64
-            )
-            out = rotate(x, cos, sin, layout=layout)
-            weights = torch.linspace(-1, 1, out.numel(), dtype=out.dtype).view_as(out)
-            results.append((out, *torch.autograd.grad((out * weights).sum(), (x, inv_freq))))
-        (out, grad_x, grad_freq), (hf_out, hf_grad_x, hf_grad_freq) = results
-        torch.testing.assert_close(out, hf_out, atol=1e-12, rtol=0, msg=name)
-        torch.testing.assert_close(grad_x, hf_grad_x, atol=1e-12, rtol=0, msg=name)
-        # the angles are float32 (see rotary_cos_sin), so this gradient is float32-accurate
-        scale = hf_grad_freq.abs().max().item()
-        torch.testing.assert_close(grad_freq, hf_grad_freq, atol=1e-6 * scale, rtol=0, msg=name)
-        tables = (cos.detach(), sin.detach())
-        assert torch.autograd.gradcheck(
-            lambda x, tables=tables: posenc.apply_rotary(x, *tables, layout=layout), (x,)
-        ), name
-
-
-@pytest.mark.parametrize("layout", ["half", "interleaved"])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
-def test_every_path_matches_the_textbook_formula(layout, dtype):
-    cos, sin = posenc.RotaryEmbedding(8, layout=layout).cos_sin(5)
-    for name, x in inputs_taking_each_path(dtype).items():
-        expected = hf_formula(x.float(), cos, sin, layout)  # same rounded inputs, float32 math
-        actual = posenc.apply_rotary(x, cos, sin, layout=layout)
-        assert actual.dtype == dtype and actual.shape == x.shape
-        tol = ATOL if dtype == torch.float32 else 1e-2
-        torch.testing.assert_close(actual.float(), expected, atol=tol, rtol=tol, msg=name)
-
-
-class BytesWritten(torch.utils._python_dispatch.TorchDispatchMode):
-    """Count the bytes of every tensor an operator returns (views excepted)."""
-
-    def __init__(self):
-        super().__init__()
-        self.bytes = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        result = func(*args, **(kwargs or {}))
-        if not func.is_view:
-            outputs = result if isinstance(result, (tuple, list)) else [result]
-            self.bytes += sum(t.nbytes for t in outputs if isinstance(t, torch.Tensor))
-        return result
-
-
-@pytest.mark.parametrize(("layout", "at_most"), [("half", 2.0), ("interleaved", 1.0)])
-def test_rotation_writes_little_more_than_its_output(layout, at_most):
-    # RoPE is limited by memory traffic: x * cos + rot(x) * sin writes 4.5 times the size of x.
-    x = torch.randn(2, 4, 64, 32)
-    cos, sin = posenc.rotary_cos_sin(torch.arange(64), posenc.default_inv_freq(32), layout=layout)
-    with BytesWritten() as written:
-        posenc.apply_rotary(x, cos, sin, layout=layout)
-    table = 2 * cos.nbytes  # the interleaved form builds one complex table, cos + i sin
-    assert written.bytes <= at_most * x.nbytes + table
-    with BytesWritten() as textbook:
-        hf_formula(x, cos, sin, layout)
-    assert textbook.bytes >= 4 * x.nbytes
-
-
-def test_interleaved_layout_compiles_without_complex_numbers():
-    # inductor generates no code for complex operators (it warns and falls back to eager ones)
-    torch._dynamo.reset()
-    traced = []
-
-    def backend(graph, example_inputs):
-        traced.extend(str(node.target) for node in graph.graph.nodes)
-        return graph.forward
-
-    rope = posenc.RotaryEmbedding(8, layout="interleaved")
-    q = torch.randn(1, 2, 5, 8)
-    compiled = torch.compile(lambda q: rope(q, q), fullgraph=True, backend=backend)
-    torch.testing.assert_close(compiled(q), rope(q, q), atol=ATOL, rtol=0)
-    assert traced and not [target for target in traced if "complex" in target]
-
-
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cuda_tables_are_built_on_the_device():
@@ -385,121 +364,3 @@ def test_cuda_tables_are_built_on_the_device():
     torch.testing.assert_close(out.float().cpu(), reference, atol=2e-2, rtol=2e-2)
     rope(q, q)
     assert all(key[0].type in ("cuda", "cpu") for key in rope._tables)
-
-
-# ── RotaryEmbedding(compiled=True): one generated kernel for q and k ────────
-
-
-@pytest.fixture
-def fresh_compiler():
-    # Each test compiles its own variants; a shared cache would count them all against
-    # torch's limit of 8 recompilations per function.
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-
-
-@pytest.mark.parametrize("layout", ["half", "interleaved"])
-def test_compiled_rotation_matches_eager_in_every_call_form(layout, fresh_compiler):
-    # partial rotary (12 of 16 channels), grouped-query keys, offsets, per-row positions,
-    # and a decoding step of length 1: each form gives exactly what the eager ops give
-    eager = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12)
-    compiled = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12, compiled=True)
-    q, k = torch.randn(2, 4, 7, 16), torch.randn(2, 2, 7, 16)
-    per_row = torch.tensor([[0, 1, 2, 3, 4, 5, 6], [0, 0, 0, 1, 2, 3, 4]])
-    # as a model makes them: a (batch, seq, heads, head_dim) projection seen as (b, h, s, d)
-    q_from_projection = torch.randn(2, 7, 4, 16).transpose(1, 2)
-    for args, kwargs in [
-        ((q, k), {}),
-        ((q, k), {"offset": 5}),
-        ((q, k, per_row), {}),
-        ((q[:, :, -1:], k[:, :, -1:]), {"offset": 7}),
-        ((q_from_projection, k), {}),
-        ((q.double(), k), {}),  # each tensor keeps its own dtype
-    ]:
-        for got, want in zip(compiled(*args, **kwargs), eager(*args, **kwargs), strict=True):
-            assert got.dtype == want.dtype
-            torch.testing.assert_close(got, want, atol=ATOL, rtol=0)
-
-
-def test_compiled_rotation_rounds_bfloat16_no_worse_than_eager(fresh_compiler):
-    # The kernel computes in float32 and rounds once; the eager ops round after each op.
-    rope = posenc.RotaryEmbedding(64)
-    compiled = posenc.RotaryEmbedding(64, compiled=True)
-    q = torch.randn(1, 4, 64, 64).bfloat16()
-    exact, _ = rope(q.double(), q.double(), offset=4000)
-    got, _ = compiled(q, q, offset=4000)
-    eager, _ = rope(q, q, offset=4000)
-    assert got.dtype == torch.bfloat16
-    assert (got.double() - exact).abs().max() <= (eager.double() - exact).abs().max() * 1.25
-
-
-def test_compiled_rotation_gradients_match_eager(fresh_compiler):
-    q = torch.randn(1, 2, 6, 8, dtype=torch.float64, requires_grad=True)
-    k = torch.randn(1, 2, 6, 8, dtype=torch.float64, requires_grad=True)
-    upstream = torch.randn(2, 1, 2, 6, 8, dtype=torch.float64)
-    grads = []
-    for compiled in (False, True):
-        out_q, out_k = posenc.RotaryEmbedding(8, compiled=compiled)(q, k)
-        grads.append(torch.autograd.grad((out_q, out_k), (q, k), tuple(upstream)))
-    for got, want in zip(grads[1], grads[0], strict=True):
-        torch.testing.assert_close(got, want)
-
-
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("layout", ["half", "interleaved"])
-def test_compiled_rotation_is_one_kernel_writing_only_the_outputs(layout, dtype, fresh_compiler):
-    # The claim behind the speed: one loop reads q and k and writes each result once. In the
-    # code inductor generates that is one kernel and no buffer besides the two outputs, in
-    # either layout and also in bfloat16, where eager posenc needs two passes in both layouts.
-    from torch._inductor.utils import run_and_get_code
-
-    rope = posenc.RotaryEmbedding(16, layout=layout, compiled=True)
-    q, k = torch.randn(2, 4, 5, 16, dtype=dtype), torch.randn(2, 2, 5, 16, dtype=dtype)
-    _, sources = run_and_get_code(rope, q, k)
-    code = "\n".join(sources)
-    kernels = re.findall(r"^(\w+) = async_compile\.", code, flags=re.MULTILINE)
-    buffers = re.findall(r"empty_strided_cpu\(\(([\d, ]+)\)", code)
-    assert len(kernels) == 1, kernels
-    assert sorted(math.prod(map(int, b.split(","))) for b in buffers) == [k.numel(), q.numel()]
-
-
-def test_compiled_flag_is_harmless_inside_a_compiled_model(fresh_compiler):
-    # Under an outer torch.compile the module uses the eager form, which the outer compiler
-    # fuses itself (no nested compile).
-    rope = posenc.RotaryEmbedding(8, compiled=True)
-    q = torch.randn(1, 2, 5, 8)
-    outer = torch.compile(lambda q: rope(q, q), fullgraph=True, backend="eager")
-    torch.testing.assert_close(outer(q), posenc.RotaryEmbedding(8)(q, q))
-
-
-def test_compiled_rotation_without_a_compiler_names_the_way_out(tmp_path):
-    # A fresh process with a fresh inductor cache and no usable C++ compiler.
-    script = """
-import torch, posenc
-torch._inductor.config.cpp.cxx = ("/nonexistent/c++",)
-q = torch.randn(1, 2, 5, 8)
-try:
-    posenc.RotaryEmbedding(8, compiled=True)(q, q)
-except RuntimeError as error:
-    print("RuntimeError:", error)
-"""
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path), "CXX": "/nonexistent/c++"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert "RuntimeError: RotaryEmbedding(compiled=True) could not compile" in done.stdout, (
-        done.stdout + done.stderr
-    )
-    assert "compiled=False" in done.stdout
-
-
-def test_compiled_rotation_takes_any_length_after_the_first_change(fresh_compiler):
-    # After one change of sequence length torch.compile makes that dimension dynamic, so a
-    # decoding loop (one new length per step) does not compile again at every step.
-    rope = posenc.RotaryEmbedding(8, compiled=True)
-    for seq in (5, 6):
-        rope(torch.randn(1, 2, seq, 8), torch.randn(1, 2, seq, 8))
-    with torch._dynamo.config.patch(error_on_recompile=True):
-        for seq in (7, 9, 30):
-            rope(torch.randn(1, 2, seq, 8), torch.randn(1, 2, seq, 8))

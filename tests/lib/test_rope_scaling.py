@@ -1,13 +1,8 @@
 """rope_inv_freq and RopeScaling against transformers: every scaling type, random configurations,
 and the configs that transformers' own config classes build for each model family."""
 
-import importlib
-import logging
-import warnings
-
 import pytest
 import torch
-import transformers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import LlamaConfig
@@ -17,19 +12,9 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
 import posenc
 from posenc.rope_scaling import RopeVariant
+from tests.lib.families import FAMILIES, Family, hf_rotary, layer_types, posenc_rope, quietly
 
 ORIGINAL = 64
-
-
-def quietly(make):
-    """transformers logs warnings for configs it accepts anyway (e.g. factor < 1)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.disable(logging.WARNING)
-        try:
-            return make()
-        finally:
-            logging.disable(logging.NOTSET)
 
 
 def reference(head_dim, scaling, *, base=10000.0, seq_len=None, max_positions=None):
@@ -156,114 +141,11 @@ def test_default_matches_llama_bit_for_bit():
 
 # ── configs as transformers' own classes store them ─────────────────────────
 
-SMALL = dict(vocab_size=97, hidden_size=64, intermediate_size=64, num_hidden_layers=2,
-             num_attention_heads=4)  # fmt: skip
-TWO_TYPES = {"layer_types": ["sliding_attention", "full_attention"]}
 
-
-def longrope_dict(pairs, **extra):
-    return {
-        "rope_type": "longrope", "short_factor": [1.0 + 0.05 * i for i in range(pairs)],
-        "long_factor": [1.0 + 0.5 * i for i in range(pairs)], **extra,
-    }  # fmt: skip
-
-
-FAMILIES = [
-    # (transformers package, config class, config arguments beyond SMALL)
-    ("llama", "LlamaConfig", {"rope_parameters": {"rope_type": "default", "rope_theta": 5e5}}),
-    ("llama", "LlamaConfig", {"rope_parameters": {"rope_type": "linear", "factor": 4.0}}),
-    ("llama", "LlamaConfig",  # dynamic: no trained length in the dict
-     {"rope_parameters": {"rope_type": "dynamic", "factor": 2.0}, "max_position_embeddings": 64}),
-    ("llama", "LlamaConfig", {"rope_parameters": {
-        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-        "original_max_position_embeddings": 64, "rope_theta": 5e5}}),
-    ("llama", "LlamaConfig",  # yarn without original_max_position_embeddings
-     {"rope_parameters": {"rope_type": "yarn", "factor": 4.0}, "max_position_embeddings": 256}),
-    ("qwen2", "Qwen2Config", {"rope_parameters": {
-        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32,
-        "rope_theta": 1e6}, "num_key_value_heads": 2}),
-    ("qwen3", "Qwen3Config", {"head_dim": 32, "rope_parameters": {
-        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}}),
-    ("mistral", "MistralConfig", {"num_key_value_heads": 2}),
-    ("phi3", "Phi3Config",  # longrope without factor: derived from the two lengths
-     {"rope_parameters": longrope_dict(8), "original_max_position_embeddings": 32,
-      "max_position_embeddings": 128}),
-    ("phi3", "Phi3Config",  # Phi-4-mini: partial rotary inside rope_parameters
-     {"rope_parameters": longrope_dict(6, partial_rotary_factor=0.75),
-      "original_max_position_embeddings": 32, "max_position_embeddings": 128}),
-    ("phi3", "Phi3Config", {}),  # partial_rotary_factor 1.0 in the dict
-    ("gpt_neox", "GPTNeoXConfig", {}),  # partial_rotary_factor 0.25
-    ("gpt_neox", "GPTNeoXConfig", {"hidden_size": 80}),  # 20 × 0.25 = 5: an odd width
-    ("glm", "GlmConfig", {"head_dim": 16}),  # partial 0.5, also in ignore_keys
-    ("gemma3", "Gemma3TextConfig", {"head_dim": 16, **TWO_TYPES, "rope_parameters": {
-        "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
-        "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}),
-    ("gemma4", "Gemma4TextConfig", {"head_dim": 16, "global_head_dim": 32, **TWO_TYPES}),
-    ("lfm3", "Lfm3Config", {"head_dim": 16, **TWO_TYPES}),  # proportional, p = 0.5
-    ("deepseek_v3", "DeepseekV3Config", {
-        "qk_rope_head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1,
-        "topk_group": 1, "max_position_embeddings": 2560, "rope_parameters": {
-            "rope_type": "yarn", "factor": 40.0, "mscale": 1.0, "mscale_all_dim": 1.0,
-            "original_max_position_embeddings": 64, "beta_fast": 32, "beta_slow": 1}}),
-    ("gpt_oss", "GptOssConfig", {"head_dim": 16, "num_local_experts": 4}),  # truncate False
-    ("smollm3", "SmolLM3Config", {}),
-    ("ministral3", "Ministral3Config", {"head_dim": 16}),  # 'type', extra keys to ignore
-    ("qwen2_vl", "Qwen2VLTextConfig", {"rope_parameters": {
-        "rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 1e6}}),
-    ("phi", "PhiConfig", {}),
-    ("stablelm", "StableLmConfig", {}),
-    ("persimmon", "PersimmonConfig", {}),
-    ("falcon", "FalconConfig", {"num_kv_heads": 2}),
-]  # fmt: skip
-
-
-def family_config(package, config_class, arguments):
-    return quietly(lambda: getattr(transformers, config_class)(**{**SMALL, **arguments}))
-
-
-def layer_types(config):
-    """None for one rope_parameters dict, else the layer types it holds one dict for."""
-    return [None] if "rope_type" in config.rope_parameters else sorted(config.rope_parameters)
-
-
-def head_dim_of(config, layer_type):
-    per_layer = getattr(config, "per_layer_config", None)
-    if layer_type is not None and per_layer is not None:
-        config = per_layer[layer_type]
-    try:
-        head_dim = config.head_dim
-    except AttributeError:
-        head_dim = None
-    return head_dim or config.hidden_size // config.num_attention_heads
-
-
-def hf_rotary(package, config):
-    """The model's own rotary embedding module, built from the config."""
-    module = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
-    (name,) = [n for n in dir(module) if n.endswith("RotaryEmbedding") and "Vision" not in n]
-    return quietly(lambda: getattr(module, name)(config))
-
-
-def posenc_rope(config, layer_type, **kwargs):
-    """posenc's RotaryEmbedding for a config: its dict and two fields, passed unchanged."""
-    params = config.rope_parameters if layer_type is None else config.rope_parameters[layer_type]
-    return posenc.RotaryEmbedding(
-        head_dim_of(config, layer_type),
-        scaling=params,
-        max_position_embeddings=config.max_position_embeddings,
-        ignore_keys=config.ignore_keys_at_rope_validation,
-        **kwargs,
-    )
-
-
-@pytest.mark.parametrize(
-    ("package", "config_class", "arguments"),
-    FAMILIES,
-    ids=[f"{p}-{i}" for i, (p, _, _) in enumerate(FAMILIES)],
-)
-def test_configs_of_every_family_give_transformers_frequencies(package, config_class, arguments):
-    config = family_config(package, config_class, arguments)
-    rotary = hf_rotary(package, config)
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+def test_configs_of_every_family_give_transformers_frequencies(family):
+    config = family.config()
+    rotary = hf_rotary(family.package, config)
     for layer_type in layer_types(config):
         prefix = "" if layer_type is None else f"{layer_type}_"
         expected = getattr(rotary, f"{prefix}inv_freq")
@@ -275,7 +157,7 @@ def test_configs_of_every_family_give_transformers_frequencies(package, config_c
 
 
 def test_partial_rotary_factor_at_one_in_the_dict_rotates_the_whole_head():
-    config = family_config("phi3", "Phi3Config", {})
+    config = Family("phi3", "phi3", "Phi3Config", {}).config()
     assert config.rope_parameters["partial_rotary_factor"] == 1.0
     assert posenc_rope(config, None).rotary_dim == 16
 
