@@ -57,8 +57,8 @@ class LearnedPositionalEmbedding(nn.Module):
             largest = int(positions.max())
             if largest >= self.max_positions:
                 raise ValueError(
-                    f"positions must be < max_positions ({self.max_positions}): the table has no "
-                    f"row for position {largest}"
+                    f"positions must be < max_positions ({self.max_positions}) (the table has no "
+                    f"row past it), got position {largest}"
                 )
         elif not is_compiling() and positions.numel():
             # Queued on the device, no sync; a failure surfaces at the next synchronisation.
@@ -97,8 +97,8 @@ class LearnedPositionalEmbedding(nn.Module):
             # Known from shapes alone, so checked on every device.
             if offset + seq > self.max_positions:
                 raise ValueError(
-                    f"sequence of length {seq} at offset {offset} exceeds max_positions "
-                    f"({self.max_positions}); positions must be < max_positions"
+                    f"offset + x.shape[1] must be <= max_positions ({self.max_positions}) (the "
+                    f"table has no row past it), got {offset} + {seq} = {offset + seq}"
                 )
             return x + self.weight[offset : offset + seq].to(x.dtype)
         check_sequence_positions(

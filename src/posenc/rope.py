@@ -201,7 +201,7 @@ def apply_rotary(
     rotary_dim = cos.shape[-1] if cos.ndim else 0
     if rotary_dim > x.shape[-1] or rotary_dim % 2 or rotary_dim == 0:
         raise ValueError(
-            f"cos.shape[-1] (rotary_dim) must be even and <= x.shape[-1] ({x.shape[-1]}), "
+            f"cos.shape[-1] must be a positive even rotary width <= x.shape[-1] ({x.shape[-1]}), "
             f"got {rotary_dim}"
         )
     target = (*x.shape[:-1], rotary_dim)
