@@ -47,3 +47,21 @@ for seq_len in (2_048, 8_192, 32_768):
         f"bfloat16 {materialised_bias_gib(32, seq_len, 2):6.1f} GiB"
     )
 # --8<-- [end:memory]
+
+# --8<-- [start:flex]
+import torch
+
+import posenc
+
+# FlexAttention compiled by torch.compile: a Triton kernel on a CUDA GPU, C++ on a CPU.
+# The first call compiles (seconds); later calls, decoding steps included, reuse the kernel.
+device = "cuda" if torch.cuda.is_available() else "cpu"
+heads, seq = 8, 1024
+q, k, v = (torch.randn(1, heads, seq, 64, device=device) for _ in range(3))
+slopes = posenc.alibi_slopes(heads, device=device)
+# the bias is computed score by score: no (8, 1024, 1024) tensor is built
+out = posenc.attention(q, k, v, causal=True, alibi_slopes=slopes, backend="flex")
+# the same attention from one materialised mask
+sdpa = posenc.attention(q, k, v, causal=True, alibi_slopes=slopes, backend="sdpa")
+assert torch.allclose(out, sdpa, atol=1e-4)
+# --8<-- [end:flex]
