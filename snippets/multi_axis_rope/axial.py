@@ -43,10 +43,8 @@ for width in (4, 6, 8):
 right_scores = [scores[0] for scores in flattened.values()]
 below_scores = [scores[1] for scores in flattened.values()]
 assert max(right_scores) - min(right_scores) < 1e-5  # one column right: offset 1 at any width
-assert (
-    min(abs(a - b) for a, b in zip(below_scores, below_scores[1:], strict=False)) > 0.1
-)  # one row down:
-# offset `width`, so the score changes with the width of the image
+# one row down: offset `width`, so the score changes with the width of the image
+assert min(abs(a - b) for a, b in zip(below_scores, below_scores[1:], strict=False)) > 0.1
 assert all(abs(s[2] - s[0]) < 1e-5 for s in flattened.values())  # wrap-around = right neighbour
 
 
