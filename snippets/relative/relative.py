@@ -233,7 +233,7 @@ def show_t5_parameters(lang: str = "en") -> None:
 # --8<-- [end:t5_bias]
 
 # --8<-- [start:far_is_one_bucket]
-far = torch.tensor([-128, -1000, -100_000])
+far = torch.tensor([-113, -1000, -100_000])  # keys 113, 1000 and 100 000 tokens back
 print(posenc.t5_relative_bucket(far, bidirectional=False).tolist())
 # --8<-- [end:far_is_one_bucket]
 
