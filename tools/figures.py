@@ -119,10 +119,19 @@ def build(
     stale = [s for s, cached in scripts.items() if force or not (cached / "manifest.json").exists()]
 
     def redraw(script: Path) -> None:
+        # Drawn into a folder of this process, then renamed into place in one step: another
+        # build running at the same time never sees a half-written entry.
         cached = scripts[script]
-        shutil.rmtree(cached, ignore_errors=True)
-        names = draw(script, cached)
-        (cached / "manifest.json").write_text(json.dumps(names))
+        scratch = cached.with_name(f"{cached.name}.{os.getpid()}.partial")
+        shutil.rmtree(scratch, ignore_errors=True)
+        names = draw(script, scratch)
+        (scratch / "manifest.json").write_text(json.dumps(names))
+        if force:
+            shutil.rmtree(cached, ignore_errors=True)
+        try:
+            scratch.rename(cached)
+        except OSError:  # another build put the same figures there first
+            shutil.rmtree(scratch, ignore_errors=True)
 
     # each script is its own process (torch + matplotlib start-up dominates): run them in parallel
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
