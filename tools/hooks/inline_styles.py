@@ -1,7 +1,8 @@
-"""MkDocs hook: KaTeX's and our own small stylesheets go into the page instead of a link.
+"""MkDocs hook: our small stylesheet goes into the page instead of a link.
 
-Each linked stylesheet blocks the first paint for one more round trip; these two are small
-(about 23 kB and 1 kB before compression); material's own two stay linked and cached.
+Each linked stylesheet blocks the first paint for one more round trip; ours is small (about
+1 kB before compression); material's own two stay linked and cached. The formulas'
+stylesheet is inlined by tools/hooks/build_math.py, on the pages that have formulas.
 mkdocstrings' stylesheet is only needed on the API pages: elsewhere it is dropped.
 """
 
@@ -10,18 +11,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools import katex
-
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="(?P<href>[^"]+)">')
 
 
 def inline_small_stylesheets(output: str, docs_dir: Path) -> str:
     def inline(match: re.Match[str]) -> str:
         href = match.group("href")
-        folder = href.rsplit("/", 1)[0] + "/"
-        if href.endswith("assets/katex/katex.min.css"):
-            css = katex.katex_css().replace("url(fonts/", f"url({folder}fonts/")
-        elif href.endswith("assets/stylesheets/posenc.css"):
+        if href.endswith("assets/stylesheets/posenc.css"):
             css = (docs_dir / "assets" / "stylesheets" / "posenc.css").read_text(encoding="utf-8")
         elif href.endswith("assets/_mkdocstrings.css") and 'class="doc doc-' not in output:
             return ""

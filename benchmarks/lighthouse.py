@@ -1,0 +1,358 @@
+"""Lighthouse scores of every page of the built site, both languages (mobile profile).
+
+    python -m benchmarks.lighthouse          # site/ -> benchmarks/results/lighthouse.json
+    python -m benchmarks.lighthouse --site /tmp/site --runs 3 --only chapters/05-rope/
+    python -m benchmarks.lighthouse --compare-math   # and the two formula outputs compared
+    make lighthouse                          # build the site, then measure every page
+
+Method. The site is served on 127.0.0.1 the way the browser tests serve it (gzip, one thread
+per request: ``tests/browser/server.py``), and Lighthouse (``node_modules/.bin/lighthouse``,
+Debian's Chromium) loads each page ``--runs`` times in a row, one run at a time. Lighthouse's
+mobile profile simulates a slow phone on a slow network from the load it observed, so its
+performance score of one page moves by about ±10 from run to run on a 2-core machine: a page
+is judged by the median of its runs, never the best. Accessibility, best practices and SEO do
+not depend on timing; they are taken from the first run (later runs measure performance only).
+Every run records Lighthouse's ``benchmarkIndex`` (its measure of this machine's speed; a busy
+machine scores lower) and the run records the 1-minute load average before and after.
+
+``--compare-math`` builds the site a second time with the other formula output
+(``POSENC_MATH_OUTPUT``, see ``tools/katex.py``) and measures the formula-heaviest chapters in
+both builds: bytes of the HTML, of its formulas, and Lighthouse's median. The results land in
+``math_output`` (chapter 10 prints them). The schema is in ``benchmarks/results.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import gzip
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import results as results_file
+from tests.browser.browsing import CHROMIUM_ARGS, chromium_path
+from tests.browser.server import SiteServer
+from tools import katex, layout
+
+LIGHTHOUSE = layout.ROOT / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+BUDGETS = {"performance": 90, "accessibility": 95, "best-practices": 95, "seo": 95}
+METRICS = {  # Lighthouse audit id -> our key (milliseconds, CLS unitless)
+    "first-contentful-paint": "fcp_ms",
+    "largest-contentful-paint": "lcp_ms",
+    "total-blocking-time": "tbt_ms",
+    "cumulative-layout-shift": "cls",
+    "speed-index": "si_ms",
+}
+LANGS = ("en", "zh")
+# the formula-heaviest chapters, measured in both formula outputs by --compare-math
+MATH_PAGES = ("chapters/05-rope/", "chapters/07-length-extrapolation/")
+
+
+# ── The site's pages ────────────────────────────────────────────────────────
+
+
+def page_kind(rel: str) -> str:
+    """What a page is, from its address: home, chapter, reference, notebook, explorer, page."""
+    base = rel.removeprefix("zh/")
+    if not base:
+        return "home"
+    first = base.split("/", 1)[0]
+    return {
+        "chapters": "chapter",
+        "notebooks": "notebook",
+        "reference": "api" if base.startswith("reference/api") else "reference",
+        "explorer": "explorer",
+    }.get(first, "page")
+
+
+def page_lang(rel: str) -> str:
+    return "zh" if rel.startswith("zh/") or rel == "zh/" else "en"
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every HTML page of a built site, as addresses relative to its root ("" is the home)."""
+    found = []
+    for index in site.rglob("index.html"):
+        rel = index.parent.relative_to(site).as_posix()
+        if rel.split("/", 1)[0] in ("assets", "search", "404"):
+            continue
+        found.append("" if rel == "." else rel + "/")
+    return sorted(found, key=lambda rel: (rel.removeprefix("zh/"), rel.startswith("zh/")))
+
+
+_FORMULA_START = re.compile(r'<span class="katex(?:-display)?">')
+_SPAN = re.compile(r"<(/?)span\b")
+
+
+def formula_bytes(text: str) -> int:
+    """Bytes of a page's rendered formulas: each outermost ``katex``/``katex-display`` span,
+    whatever it holds (MathML, KaTeX's HTML, or both)."""
+    total, pos = 0, 0
+    while start := _FORMULA_START.search(text, pos):
+        depth, end = 0, start.start()
+        for tag in _SPAN.finditer(text, start.start()):
+            depth += -1 if tag.group(1) else 1
+            if depth == 0:
+                end = text.index(">", tag.end()) + 1
+                break
+        total += len(text[start.start() : end].encode("utf-8"))
+        pos = max(end, start.end())
+    return total
+
+
+def page_bytes(site: Path, rel: str) -> dict[str, int]:
+    """Bytes of a page's HTML: raw, gzip-compressed (as served), and of its formulas alone."""
+    data = (site / rel / "index.html").read_bytes()
+    return {
+        "html": len(data),
+        "html_gzip": len(gzip.compress(data, compresslevel=6, mtime=0)),
+        "formulas": formula_bytes(data.decode("utf-8")),
+    }
+
+
+# ── Lighthouse ──────────────────────────────────────────────────────────────
+
+
+def run_lighthouse(
+    url: str, report: Path, categories=CATEGORIES, chrome: str | None = None
+) -> dict:
+    """One Lighthouse run (mobile profile) of ``url``; the parsed JSON report."""
+    chrome = chrome or chromium_path()
+    if chrome is None:
+        raise RuntimeError("Chromium not found (make browser-deps installs it)")
+    if not LIGHTHOUSE.exists():
+        raise RuntimeError("node_modules/.bin/lighthouse missing: run `make install` (npm ci)")
+    flags = " ".join(["--headless=new", *CHROMIUM_ARGS])
+    run = subprocess.run(
+        [
+            str(LIGHTHOUSE),
+            url,
+            "--quiet",
+            "--output=json",
+            f"--output-path={report}",
+            f"--chrome-flags={flags}",
+            "--only-categories=" + ",".join(categories),
+        ],
+        env={**os.environ, "CHROME_PATH": chrome},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"lighthouse failed on {url}: {run.stderr[-2000:]}")
+    return json.loads(report.read_text(encoding="utf-8"))
+
+
+def scores(result: dict) -> dict[str, int]:
+    """The 0-100 score of each category a report has."""
+    return {key: round(100 * (cat["score"] or 0)) for key, cat in result["categories"].items()}
+
+
+def failing_audits(result: dict, category: str) -> list[str]:
+    """The weighted audits of a category that did not score 1, as ``id (score)``."""
+    return [
+        f"{a['id']} ({a['score']})"
+        for ref in result["categories"][category]["auditRefs"]
+        if ref["weight"] > 0
+        for a in [result["audits"][ref["id"]]]
+        if a["score"] is not None and a["score"] < 1
+    ]
+
+
+def measure_page(url: str, runs: int, workdir: Path, chrome: str | None = None) -> dict:
+    """``runs`` Lighthouse runs of one page: median scores, every performance score, the
+    median of each timing metric, bytes transferred and each run's benchmarkIndex."""
+    reports = []
+    for number in range(runs):
+        categories = CATEGORIES if number == 0 else ("performance",)
+        report = workdir / f"run{number}.json"
+        try:
+            reports.append(run_lighthouse(url, report, categories, chrome=chrome))
+        except subprocess.TimeoutExpired:  # a machine busy with something else: once more
+            reports.append(run_lighthouse(url, report, categories, chrome=chrome))
+    first = reports[0]
+    performance = [scores(r)["performance"] for r in reports]
+    summary = scores(first)
+    summary["performance"] = round(statistics.median(performance))
+    metrics = {
+        key: round(statistics.median(r["audits"][audit]["numericValue"] for r in reports), 3)
+        for audit, key in METRICS.items()
+    }
+    return {
+        "scores": summary,
+        "performance_runs": performance,
+        "metrics": metrics,
+        "transfer_bytes": round(
+            statistics.median(r["audits"]["total-byte-weight"]["numericValue"] for r in reports)
+        ),
+        "benchmark_index": [
+            round(r.get("environment", {}).get("benchmarkIndex", 0)) for r in reports
+        ],
+        "below_budget": {
+            key: failing_audits(first if key != "performance" else reports[-1], key)
+            for key, budget in BUDGETS.items()
+            if summary[key] < budget
+        },
+    }
+
+
+# ── The whole site ──────────────────────────────────────────────────────────
+
+
+def _versions(chrome: str | None) -> dict[str, str]:
+    def output(*command: str) -> str:
+        try:
+            return subprocess.run(command, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return ""
+
+    return {
+        "lighthouse": output(str(LIGHTHOUSE), "--version"),
+        "chromium": output(chrome, "--version") if chrome else "",
+        "node": output("node", "--version"),
+    }
+
+
+def measure_site(
+    site: Path, runs: int, only: list[str] | None = None, log=print
+) -> list[dict[str, object]]:
+    """Every page of ``site`` (or those whose address contains one of ``only``)."""
+    chrome = chromium_path()
+    pages = [p for p in site_pages(site) if not only or any(o in p for o in only)]
+    rows = []
+    with SiteServer(site) as server, tempfile.TemporaryDirectory() as tmp:
+        for number, rel in enumerate(pages, 1):
+            started = time.monotonic()
+            measured = measure_page(server.url + rel, runs, Path(tmp), chrome)
+            row = {
+                "page": rel,
+                "lang": page_lang(rel),
+                "kind": page_kind(rel),
+                "bytes": page_bytes(site, rel),
+                **measured,
+            }
+            rows.append(row)
+            log(
+                f"[{number}/{len(pages)}] {rel or '(home)'}: "
+                + ", ".join(f"{k} {v}" for k, v in row["scores"].items())
+                + f"  performance runs {row['performance_runs']}"
+                + f"  benchmarkIndex {row['benchmark_index']}"
+                + f"  ({time.monotonic() - started:.0f} s)"
+            )
+    return rows
+
+
+def build_site(destination: Path, math_output: str) -> None:
+    """Build the site with one formula output into ``destination`` (for --compare-math)."""
+    env = {**os.environ, "POSENC_MATH_OUTPUT": math_output, "NO_MKDOCS_2_WARNING": "1"}
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(destination)],
+        cwd=layout.ROOT,
+        env=env,
+        check=True,
+    )
+
+
+def compare_math(site: Path, runs: int, log=print) -> dict[str, object]:
+    """The formula-heaviest chapters (both languages) in this build's formula output and in
+    KaTeX's HTML + MathML, built here into a temporary folder."""
+    chosen = katex.output_mode()
+    other = "htmlAndMathml" if chosen != "htmlAndMathml" else katex.DEFAULT_OUTPUT
+    wanted = [f"{lang}{page}" for page in MATH_PAGES for lang in ("", "zh/")]
+    measured: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        other_site = Path(tmp) / "site"
+        log(f"building the site with POSENC_MATH_OUTPUT={other} for the comparison ...")
+        build_site(other_site, other)
+        for mode, where in ((chosen, site), (other, other_site)):
+            rows = measure_site(where, runs, only=wanted, log=log)
+            measured[mode] = {
+                row["page"]: {
+                    "bytes": row["bytes"],
+                    "transfer_bytes": row["transfer_bytes"],
+                    "performance": row["scores"]["performance"],
+                    "performance_runs": row["performance_runs"],
+                    "metrics": row["metrics"],
+                    "benchmark_index": row["benchmark_index"],
+                }
+                for row in rows
+                if row["page"] in wanted
+            }
+    return {"chosen": chosen, "modes": measured}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--site", type=Path, default=layout.site_dir(), help="the built site")
+    parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs per page")
+    parser.add_argument("--only", nargs="*", help="only pages whose address contains these")
+    parser.add_argument("--out", type=Path, default=results_file.lighthouse_path())
+    parser.add_argument(
+        "--compare-math", action="store_true", help="also measure the other formula output"
+    )
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        print(f"error: {args.site}/index.html not found: build the site first (make build)")
+        return 1
+    started = _dt.datetime.now(_dt.UTC)
+    load_start = os.getloadavg()[0]
+    chrome = chromium_path()
+    pages = measure_site(args.site, args.runs, args.only)
+    previous = {}
+    if args.out.is_file() and args.only:
+        # a partial run updates the pages it measured and keeps the others
+        previous = results_file.load_lighthouse(args.out)
+        built = set(site_pages(args.site))
+        kept = {row["page"]: row for row in previous["pages"] if row["page"] in built}
+        kept.update({row["page"]: row for row in pages})
+        pages = [kept[rel] for rel in sorted(kept, key=lambda r: (r.removeprefix("zh/"), r))]
+    results = {
+        "schema": results_file.LIGHTHOUSE_SCHEMA,
+        "created": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            **_versions(chrome),
+        },
+        "method": (
+            f"Lighthouse mobile profile (simulated slow 4G and 4x CPU slowdown), {args.runs} "
+            "runs per page one after another, site served by tests/browser/server.py with "
+            "gzip; performance is the median of the runs, the other categories come from the "
+            "first run"
+        ),
+        "runs": args.runs,
+        "math_output": katex.output_mode(),
+        "budgets": BUDGETS,
+        "load_average": {"start": round(load_start, 2), "end": round(os.getloadavg()[0], 2)},
+        "pages": pages,
+    }
+    if args.compare_math:
+        results["math_comparison"] = compare_math(args.site, args.runs)
+    elif previous.get("math_comparison"):
+        results["math_comparison"] = previous["math_comparison"]
+    results_file.validate_lighthouse(results, str(args.out))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    below = [
+        f"{row['page'] or '(home)'} {key} {row['scores'][key]}"
+        for row in pages
+        for key, budget in BUDGETS.items()
+        if row["scores"][key] < budget
+    ]
+    print(f"wrote {args.out} ({len(pages)} pages)")
+    if below:
+        print("below budget: " + "; ".join(below))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
