@@ -116,6 +116,14 @@ test-fast: install  ## unit tests and code blocks only (no site build, no browse
 bench: install  ## run the benchmark suite (CPU; CUDA too when present) into benchmarks/results/
 	@$(PY) -m benchmarks.bench
 
+# Every page, both languages, 3 Lighthouse runs each (~45 s a page on an idle 2-core machine:
+# about 30 min in all); run it alone on the machine. LIGHTHOUSE_ARGS: e.g. "--only explorer"
+# (measures those pages, keeps the others' scores) or "--compare-math" (also builds the site
+# with KaTeX's HTML output and measures the formula-heaviest chapters in both).
+.PHONY: lighthouse
+lighthouse: build browser-deps  ## Lighthouse scores of every page into benchmarks/results/lighthouse.json
+	@$(PY) -m benchmarks.lighthouse $(LIGHTHOUSE_ARGS)
+
 # The static checks: pre-commit runs exactly this target, and `make test` runs it first.
 # ruff's scope is the whole repository minus what .gitignore lists (pyproject.toml).
 lint: install  ## ruff, twin parity, zh punctuation, snippet includes (pre-commit runs this)
