@@ -52,18 +52,19 @@ def explorer(context):
         page.close()
 
 
-READY_JS = """() => {
-  const panels = [...document.querySelectorAll('.pe-panel[data-panel]')];
-  const plots = [...document.querySelectorAll('.pe-plot[data-chart]')].filter(p => p.offsetParent);
-  return panels.length === 4 && panels.every(p => p.dataset.params)
-      && plots.every(p => p.querySelector('svg'));
-}"""
+PANELS = ("frequencies", "scaling", "distance", "alibi")
+DRAWN_JS = """() => [...document.querySelectorAll('.pe-plot[data-chart]')]
+    .filter(p => p.offsetParent).every(p => p.querySelector('svg'))"""
 
 
 def wait_ready(page) -> None:
-    """Every panel set up and every visible chart drawn (charts are drawn when the browser
-    reports their size, just after the panel is set up)."""
-    page.wait_for_function(READY_JS)
+    """Every panel set up and every visible chart drawn. A panel is set up when it comes
+    near the viewport, so the page is scrolled through it as a reader would; its charts are
+    drawn when the browser reports their size, just after."""
+    for name in PANELS:
+        page.locator(_panel(name)).scroll_into_view_if_needed()
+        page.wait_for_selector(f"{_panel(name)}[data-params]")
+    page.wait_for_function(DRAWN_JS)
 
 
 def _panel(name: str) -> str:
@@ -74,6 +75,8 @@ def set_controls(page, panel: str, **values) -> None:
     """Set controls the way a reader does (type into the number box, pick an option, tick a
     box) and wait until the panel has redrawn with exactly these values."""
     root = _panel(panel)
+    page.locator(root).scroll_into_view_if_needed()
+    page.wait_for_selector(f"{root}[data-params]")
     for name, value in values.items():
         control = page.locator(f"{root} [data-param='{name}']:is(select, input)")
         if control.count():  # a select or a check box written in the page
@@ -425,8 +428,7 @@ def test_every_control_has_a_label(page, lang) -> None:
 
 def test_controls_work_from_the_keyboard(page) -> None:
     page.goto(EXPLORER.rel)
-    root = _panel("frequencies")
-    page.wait_for_selector(f"{root}[data-params]")
+    wait_ready(page)
     page.focus("#pe-frequencies-d-slider")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
@@ -457,7 +459,7 @@ def test_controls_work_from_the_keyboard(page) -> None:
 def test_invalid_number_keeps_the_last_value(page) -> None:
     page.goto(EXPLORER.rel)
     root = _panel("frequencies")
-    page.wait_for_selector(f"{root}[data-params]")
+    wait_ready(page)
     page.locator("#pe-frequencies-d").fill("63")  # odd: no pairs
     assert page.get_attribute("#pe-frequencies-d", "aria-invalid") == "true"
     assert json.loads(page.get_attribute(root, "data-params"))["d"] == 64
@@ -488,6 +490,9 @@ def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     target = site_url + EXPLORER.in_lang(lang).rel
     page.locator('.md-nav a[href$="explorer/"]').first.click()
     page.wait_for_url(target)
+    page.wait_for_function(
+        "document.querySelector('link[rel=canonical]')?.href.endsWith('explorer/')"
+    )
     wait_ready(page)
     assert page.evaluate("window.__sameDocument === true"), "the page was loaded, not swapped in"
     drawn = _drawn(page)
@@ -500,6 +505,8 @@ def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     page.wait_for_url(re.compile(r".*/chapters/06-alibi/$"))
     page.go_back()
     page.wait_for_url(re.compile(re.escape(target) + "(#.*)?$"))  # navigation.tracking adds #
+    swapped_in = "document.querySelector('link[rel=canonical]')?.href.endsWith('explorer/')"
+    page.wait_for_function(swapped_in)  # material swaps the content in after the URL changes
     wait_ready(page)
     assert page.evaluate("window.__sameDocument === true")
     set_controls(page, "alibi", heads=5)
@@ -637,3 +644,24 @@ def test_pointer_shows_the_value_under_it(page) -> None:
     page.mouse.move(0, 0)
     assert page.locator('.pe-plot[data-chart="periods"] .pe-readout-text').count() == 0
     assert not page.watch.problems
+
+
+def test_panels_are_set_up_when_they_come_near(browser, site_url) -> None:
+    """On a phone, the panels far below the first screen are set up only as the reader
+    scrolls towards them (the page's first load runs less script); each is ready before it
+    is on screen."""
+    context = new_context(browser, site_url, viewport={"width": 360, "height": 740}, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(EXPLORER.rel, wait_until="networkidle")
+        ready = "s => Boolean(document.querySelector(s).dataset.ready)"
+        page.wait_for_function(ready, arg=_panel("frequencies"))
+        assert not page.evaluate(ready, _panel("alibi"))
+        top = page.evaluate(f"document.querySelector('{_panel('alibi')}').offsetTop")
+        page.evaluate(f"window.scrollTo(0, {top} - 1.5 * innerHeight)")  # half a screen below
+        page.wait_for_function(ready, arg=_panel("alibi"))
+        assert page.evaluate(
+            f"document.querySelector('{_panel('alibi')}').getBoundingClientRect().top"
+        ) > page.evaluate("innerHeight")  # still below the screen
+    finally:
+        context.close()

@@ -1001,16 +1001,24 @@
     Object.keys(panel.hosts).forEach(function (chart) { observer.observe(panel.hosts[chart]); });
   }
 
-  /* Set up every panel of the page, one task each, so that the page stays responsive while
-     it loads. */
+  /* Set up each panel when it comes within a screen's height of the viewport: a reader who
+     opens the page sees the first panel at once, and the others are ready before they
+     scroll into view (their boxes have their final size already, so nothing moves). */
   function init() {
-    var roots = Array.prototype.slice.call(document.querySelectorAll(".pe-panel[data-panel]"));
-    (function next() {
-      var root = roots.shift();
-      if (!root) return;
-      setUp(root);
-      if (roots.length) setTimeout(next, 0);
-    })();
+    var roots = document.querySelectorAll(".pe-panel[data-panel]:not([data-ready])");
+    if (!roots.length) return;
+    if (typeof IntersectionObserver === "undefined") {
+      roots.forEach(setUp);
+      return;
+    }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) return;
+        observer.unobserve(entry.target);
+        setUp(entry.target);
+      });
+    }, { rootMargin: "100% 0px" });
+    roots.forEach(function (root) { observer.observe(root); });
   }
 
   window.posencExplorer = {
