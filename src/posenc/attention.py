@@ -161,7 +161,8 @@ def _flex(q, k, v, *, causal, alibi_slopes, scale):
     q_len, k_len = q.shape[2], k.shape[2]
     # The first query's position as a tensor, not a Python int: the compiled kernel would
     # guard on an int captured by score_mod and compile again at every decoding step.
-    offset = torch.tensor(k_len - q_len, device=q.device)
+    # (torch.full fills it on the device: no host-to-device copy, no synchronisation)
+    offset = torch.full((), k_len - q_len, device=q.device)
     score_mod = None
     if alibi_slopes is not None:
         slopes = alibi_slopes.float()

@@ -309,6 +309,7 @@ class RotaryEmbedding(nn.Module):
             scaling, max_position_embeddings=max_position_embeddings, ignore_keys=ignore_keys
         )
         self.rope_type = self.scaling.rope_type
+        self._variant = self.scaling.variant  # the registry entry, looked up once
         self.base = resolve_base(base, self.scaling)
         self._dim = self._frequency_dim(rotary_dim)  # d of base^(-2i/d)
         inv_freq, self.attention_factor = self._compute(None, None)
@@ -343,12 +344,12 @@ class RotaryEmbedding(nn.Module):
 
     def _compute(self, device, seq_len) -> tuple[torch.Tensor, float]:
         # The variant's function on the parsed spec: no checks of the dict at every call.
-        return self.scaling.variant.inv_freq(self._dim, self.base, self.scaling, seq_len, device)
+        return self._variant.inv_freq(self._dim, self.base, self.scaling, seq_len, device)
 
     @property
     def length_dependent(self) -> bool:
         """Whether the frequencies depend on the current length (``dynamic``, ``longrope``)."""
-        return self.scaling.length_dependent
+        return self._variant.length_dependent
 
     def _frequencies(
         self, device: torch.device, seq_len: int | torch.Tensor | None
@@ -371,8 +372,11 @@ class RotaryEmbedding(nn.Module):
             longest = original if seq_len < original else max(previous, seq_len)
         else:  # a length on the device: the same rule, without reading it on the host
             device = (seq_len if isinstance(seq_len, torch.Tensor) else previous).device
-            seq_len = torch.as_tensor(seq_len, device=device)
-            previous = torch.as_tensor(previous, device=device)
+            # torch.full fills on the device: an int becomes a tensor without a copy or a sync
+            seq_len, previous = (
+                x if isinstance(x, torch.Tensor) else torch.full((), x, device=device)
+                for x in (seq_len, previous)
+            )
             longest = torch.where(
                 seq_len < original,
                 torch.full_like(seq_len, original),

@@ -345,9 +345,8 @@ def _dynamic(dim, base, spec, seq_len, device):
         return _inv_freq(dim, scaled_base, device), 1.0
     # A length on the device: the same formula in float32 tensor arithmetic, as transformers'
     # forward pass computes it, and no host-device synchronisation (no `if` on its value).
-    length = torch.maximum(
-        seq_len, torch.tensor(original, dtype=seq_len.dtype, device=seq_len.device)
-    )
+    trained = torch.full((), original, dtype=seq_len.dtype, device=seq_len.device)  # no copy
+    length = torch.maximum(seq_len, trained)
     scaled_base = base * ((factor * length / original) - (factor - 1)) ** (dim / (dim - 2))
     # Up to L0 transformers keeps the frequencies it computed at start-up: the default ones.
     return torch.where(
