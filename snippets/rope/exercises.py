@@ -24,12 +24,12 @@ x = torch.randn(1000, 64)
 positions = torch.randint(0, 100_000, (1000,))
 rotated = rope_by_hand(x, positions)
 relative_change = ((rotated.norm(dim=-1) - x.norm(dim=-1)).abs() / x.norm(dim=-1)).max()
-print("norm kept to 1e-5:", relative_change.item() < 1e-5)
+print("relative_change < 1e-5:", relative_change.item() < 1e-5)
 cos, sin = posenc.rotary_cos_sin(positions, posenc.default_inv_freq(64), layout="interleaved")
 difference = (rotated - posenc.apply_rotary(x, cos, sin, layout="interleaved")).abs().max()
 # not 1e-6: near position 1e5 a float32 angle is only good to ~0.008 rad (see "Precision"),
 # so two correct float32 implementations that round θ_i differently disagree by that much
-print("same as posenc to 0.01:", difference.item() < 0.01)
+print("difference < 0.01:", difference.item() < 0.01)
 # --8<-- [end:norm_check]
 
 # --8<-- [start:inverse]
@@ -38,5 +38,5 @@ perm = posenc.interleaved_to_half_permutation(head_dim)
 back = torch.argsort(perm)  # half -> interleaved
 print("back:", back.tolist())
 w = torch.randn(head_dim, 16)  # rows of one head of w_q
-print("round trip:", torch.equal(w[perm][back], w))
+print("torch.equal(w[perm][back], w):", torch.equal(w[perm][back], w))
 # --8<-- [end:inverse]

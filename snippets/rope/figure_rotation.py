@@ -1,4 +1,7 @@
-"""Figure: one channel pair rotated at positions 0..3, and several frequencies over position."""
+"""Figure: one pair of dimensions rotated at positions 0..3, and several frequencies over position.
+
+The labels are symbols only (no words), so one file serves both languages.
+"""
 
 import math
 
@@ -15,8 +18,8 @@ def draw_pair_rotation(path="rope-pair-rotation.svg"):
     circle = np.linspace(0, 2 * math.pi, 200)
     ax.plot(np.cos(circle), np.sin(circle), color="lightgray", linewidth=0.8)
     for speed, start, color, label in (
-        (theta, 0.35, "tab:blue", "pair theta = pi/6"),
-        (slow, -1.2, "tab:orange", "pair theta = pi/24"),
+        (theta, 0.35, "tab:blue", r"$\theta = \pi/6$"),
+        (slow, -1.2, "tab:orange", r"$\theta = \pi/24$"),
     ):
         for m in range(4):
             angle = start + m * speed  # angle of the pair at position m
@@ -29,7 +32,7 @@ def draw_pair_rotation(path="rope-pair-rotation.svg"):
             ax.text(
                 1.1 * math.cos(angle),
                 1.1 * math.sin(angle),
-                f"m={m}",
+                f"m = {m}",
                 color=color,
                 ha="center",
                 va="center",
@@ -39,8 +42,8 @@ def draw_pair_rotation(path="rope-pair-rotation.svg"):
     ax.set_xlim(-1.3, 1.3)
     ax.set_ylim(-1.3, 1.3)
     ax.set_aspect("equal")
-    ax.set_xlabel("channel 2i")
-    ax.set_ylabel("channel 2i+1")
+    ax.set_xlabel(r"$x_{2i}$")
+    ax.set_ylabel(r"$x_{2i+1}$")
     ax.legend(fontsize=8, loc="lower left")
     fig.savefig(path)
 
@@ -55,11 +58,11 @@ def draw_frequencies(path="rope-frequencies.svg"):
             positions,
             np.cos(positions * inv_freq[i]),
             linewidth=1.2,
-            label=f"i = {i}, period {2 * math.pi / inv_freq[i]:.0f}",
+            label=rf"$i = {i},\ 2\pi/\theta_i \approx {2 * math.pi / inv_freq[i]:.0f}$",
         )
-    ax.set_xlabel("position m")
-    ax.set_ylabel("cos(m theta_i)")
-    ax.set_title("head_dim 64, base 10 000", fontsize=10)
+    ax.set_xlabel(r"$m$")
+    ax.set_ylabel(r"$\cos(m\theta_i)$")
+    ax.set_title(r"$d = 64,\ b = 10000$", fontsize=10)
     ax.legend(fontsize=8, loc="lower left", ncol=2)
     fig.savefig(path)
 

@@ -1,5 +1,8 @@
 """Chapter "RoPE": why angles, cos and sin are computed in float32.
 
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
+
 Run it: python snippets/rope/precision.py
 """
 
@@ -22,29 +25,44 @@ def cos_table(position: int, dtype: torch.dtype, method: str) -> torch.Tensor:
     return angles.cos()
 
 
-print(f"{'dtype':>8} {'method':>6} | {'pos 1k':>7} {'pos 32k':>7} {'pos 1M':>7}")
+errors = {}  # (dtype, method) -> max error of the cosines at positions 1k, 32k, 1M
 for dtype in (torch.float32, torch.bfloat16, torch.float16):
     for method in ("right", "naive"):
-        errors = []
-        for position in (1_000, 32_000, 1_000_000):
-            exact = torch.cos(position * exact_freq)  # float64 reference
-            error = (cos_table(position, dtype, method).double() - exact).abs().max().item()
-            errors.append(f"{error:7.4f}")  # nan where float16 overflows (65 504 is its max)
-        print(f"{str(dtype).removeprefix('torch.'):>8} {method:>6} | {' '.join(errors)}")
+        errors[dtype, method] = [
+            (cos_table(position, dtype, method).double() - torch.cos(position * exact_freq))
+            .abs()
+            .max()
+            .item()  # nan where float16 overflows (65 504 is its largest number)
+            for position in (1_000, 32_000, 1_000_000)
+        ]
+assert max(errors[torch.bfloat16, "right"][:2]) < 0.004 < 1 < min(errors[torch.bfloat16, "naive"])
+
+
+def show_precision(lang: str = "en") -> None:
+    names = {"en": {"right": "right", "naive": "naive"}, "zh": {"right": "正确", "naive": "朴素"}}
+    print(f"{'dtype':>8} {'':6} | {'m = 1k':>7} {'m = 32k':>7} {'m = 1M':>7}")
+    for (dtype, method), row in errors.items():
+        name = names[lang][method]
+        name = " " * (6 - 2 * len(name)) + name if lang == "zh" else f"{name:>6}"
+        values = " ".join(f"{error:7.4f}" for error in row)
+        print(f"{str(dtype).removeprefix('torch.'):>8} {name} | {values}")
+
+
 # --8<-- [end:precision]
 
 # --8<-- [start:rounding]
 import math
 
 # Gap between neighbouring representable numbers near x (a cast rounds by up to half of it)
+print(f"{'x':>8} | {'1000':>11} {'32000':>11} {'1000000':>11}")
 for dtype in (torch.float32, torch.bfloat16, torch.float16):
     info = torch.finfo(dtype)
     gaps = [
-        f"{info.eps * 2 ** math.floor(math.log2(x)):g}" if x <= info.max else "overflow"
+        f"{info.eps * 2 ** math.floor(math.log2(x)):g}" if x <= info.max else "inf"
         for x in (1_000, 32_000, 1_000_000)
     ]
-    print(
-        f"{str(dtype).removeprefix('torch.'):>8}: gap near 1k {gaps[0]:>11}, "
-        f"near 32k {gaps[1]:>10}, near 1M {gaps[2]:>8}"
-    )
+    assert torch.tensor(1_000_000.0).to(dtype).isinf() == (gaps[2] == "inf")  # float16: overflow
+    print(f"{str(dtype).removeprefix('torch.'):>8} | {' '.join(f'{gap:>11}' for gap in gaps)}")
 # --8<-- [end:rounding]
+
+show_precision()

@@ -1,5 +1,8 @@
 """Chapter "RoPE": rotations, the relative-position property, the norm, and why not V.
 
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
+
 Run it: python snippets/rope/rotation.py
 """
 
@@ -22,7 +25,7 @@ theta = math.pi / 6  # 30 degrees per position
 for m in range(4):
     turned = rotation_2d(m * theta) @ x
     print(
-        f"position {m}: ({turned[0]:+.3f}, {turned[1]:+.3f}), angle {math.degrees(m * theta):3.0f} deg"
+        f"m = {m}: R(mθ) x = ({turned[0]:+.3f}, {turned[1]:+.3f}), mθ = {math.degrees(m * theta):2.0f}°"
     )
 # --8<-- [end:pair]
 
@@ -44,7 +47,7 @@ cos, sin = posenc.rotary_cos_sin(
 )
 by_library = posenc.apply_rotary(q[None], cos, sin, layout="interleaved")[0]
 print(torch.allclose(by_matrix, by_library, atol=1e-6))
-print(f"theta_i for head_dim 8: {[round(t, 4) for t in posenc.default_inv_freq(8).tolist()]}")
+print(f"θ_i (d = 8): {[round(t, 4) for t in posenc.default_inv_freq(8).tolist()]}")
 # --8<-- [end:block]
 
 # --8<-- [start:relative]
@@ -60,17 +63,18 @@ def score(m: int, n: int) -> float:
     return (q_rot * k_rot).sum().item()
 
 
-for m, n in [(3, 1), (10, 8), (100, 98), (1000, 998)]:
-    print(f"m={m:4}, n={n:4}, m-n={m - n}: score {score(m, n):+.4f}")
-print(f"m=   5, n=   1, m-n=4: score {score(5, 1):+.4f}")
+for m, n in [(3, 1), (10, 8), (100, 98), (1000, 998), (5, 1)]:
+    print(f"m = {m:4}, n = {n:4}, m - n = {m - n}: <R_m q, R_n k> = {score(m, n):+.4f}")
+assert abs(score(1000, 998) - score(3, 1)) < 1e-3 < abs(score(5, 1) - score(3, 1))
 # --8<-- [end:relative]
 
 # --8<-- [start:norm]
 torch.manual_seed(0)
 x = torch.randn(1, 1, 6, 64)  # 6 positions of one head
 x_rot, _ = rope(x, x)
-print("norm before:", " ".join(f"{v:.4f}" for v in x.norm(dim=-1).flatten().tolist()))
-print("norm after :", " ".join(f"{v:.4f}" for v in x_rot.norm(dim=-1).flatten().tolist()))
+print("|x|    :", " ".join(f"{v:.4f}" for v in x.norm(dim=-1).flatten().tolist()))
+print("|R_m x|:", " ".join(f"{v:.4f}" for v in x_rot.norm(dim=-1).flatten().tolist()))
+assert torch.allclose(x_rot.norm(dim=-1), x.norm(dim=-1), rtol=1e-6)
 # --8<-- [end:norm]
 
 # --8<-- [start:not_v]
@@ -88,7 +92,22 @@ def attend(start: int, rotate_v: bool) -> torch.Tensor:
     return F.scaled_dot_product_attention(q_rot, k_rot, values, is_causal=True)
 
 
-for rotate_v in (False, True):
-    same = torch.allclose(attend(0, rotate_v), attend(100, rotate_v), atol=1e-5)
-    print(f"rotate V: {rotate_v!s:5}  same output at positions 0..5 and 100..105: {same}")
+same = {  # rotate V or not: is the output at positions 100..105 the one at 0..5?
+    rotate_v: torch.allclose(attend(0, rotate_v), attend(100, rotate_v), atol=1e-5)
+    for rotate_v in (False, True)
+}
+assert same == {False: True, True: False}
+
+
+def show_not_v(lang: str = "en") -> None:
+    label = {
+        "en": "V rotated: {}  same output at positions 0..5 and 100..105: {}",
+        "zh": "旋转 V：{}  位置 0..5 和 100..105 的输出相同：{}",
+    }[lang]
+    for rotate_v, result in same.items():
+        print(label.format(f"{rotate_v!s:5}", result))
+
+
 # --8<-- [end:not_v]
+
+show_not_v()
