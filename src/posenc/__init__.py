@@ -33,6 +33,7 @@ Every module follows the same conventions:
 
 from .alibi import ALiBi, alibi_bias, alibi_slope_values, alibi_slopes
 from .attention import attention
+from .layer_types import RopeSetting, layer_rope_settings
 from .learned import LearnedPositionalEmbedding
 from .positions import (
     document_causal_mask,
@@ -121,4 +122,7 @@ __all__ = [
     "document_causal_mask",
     "sink_window_keep",
     "rerotate",
+    # layer_types: RoPE settings per layer (local/global, RoPE/NoPE)
+    "layer_rope_settings",
+    "RopeSetting",
 ]
