@@ -10,12 +10,12 @@ import posenc
 
 bias = posenc.alibi_bias(num_heads=8, q_len=5)  # (heads, q_len, k_len), causal by default
 print(tuple(bias.shape))
-for row in bias[0]:  # head 1, m = 1/2: entry (i, j) is -m·(i - j)
+for row in bias[0]:  # head 1, m = 1/2: entry (i, j) is m·(j - i) = -m·(i - j)
     print(" ".join(f"{value + 0.0:+5.1f}" for value in row.tolist()))  # + 0.0: no "-0.0"
 # --8<-- [end:bias]
 
 # --8<-- [start:symmetric]
-symmetric = posenc.alibi_bias(num_heads=8, q_len=5, causal=False)  # -m·|i - j|
+symmetric = posenc.alibi_bias(num_heads=8, q_len=5, causal=False)  # -m·|j - i|
 for row in symmetric[0]:
     print(" ".join(f"{value + 0.0:+5.1f}" for value in row.tolist()))  # + 0.0: no "-0.0"
 assert torch.equal(symmetric, symmetric.transpose(1, 2))  # a symmetric matrix per head
@@ -23,11 +23,14 @@ assert torch.equal(symmetric, symmetric.transpose(1, 2))  # a symmetric matrix p
 
 # --8<-- [start:bloom]
 torch.manual_seed(0)
-heads, seq = 8, 6
-scores = torch.randn(heads, seq, seq)  # q·k / sqrt(d) of 8 heads
+heads, seq, head_dim = 8, 6, 16
+q, k = torch.randn(heads, seq, head_dim), torch.randn(heads, seq, head_dim)  # one sequence
 slopes = posenc.alibi_slopes(heads)
 j = torch.arange(seq, dtype=torch.float32)
-bloom_bias = slopes[:, None, None] * j  # +m·j: depends on the key only, same for every row
+alibi = slopes[:, None, None] * j  # (heads, 1, seq): +m·j, one row per head, as in BLOOM
+# BLOOM's scores: alibi + q·kᵀ/sqrt(d) in one baddbmm, the row of alibi broadcast over queries
+scores = torch.baddbmm(alibi, q, k.transpose(1, 2), beta=1.0, alpha=head_dim**-0.5)
+print("bias", tuple(alibi.shape), "-> scores", tuple(scores.shape))
 future = torch.ones(seq, seq, dtype=torch.bool).triu(1)  # j > i
 
 
@@ -35,12 +38,13 @@ def causal_softmax(logits):
     return logits.masked_fill(future, float("-inf")).softmax(dim=-1)
 
 
-ours = causal_softmax(scores + posenc.alibi_bias(heads, seq))  # -m·(i - j)
-bloom = causal_softmax(scores + bloom_bias)  # +m·j = -m·(i - j) - m·i
+content = q @ k.transpose(1, 2) / head_dim**0.5
+ours = causal_softmax(content + posenc.alibi_bias(heads, seq))  # m·(j - i)
+bloom = causal_softmax(scores)  # +m·j = m·(j - i) + m·i
 print("causal, same weights:", torch.allclose(ours, bloom, atol=1e-6))
 
-ours_bi = (scores + posenc.alibi_bias(heads, seq, causal=False)).softmax(dim=-1)  # -m·|i - j|
-bloom_bi = (scores + bloom_bias).softmax(dim=-1)  # +m·j with no mask
+ours_bi = (content + posenc.alibi_bias(heads, seq, causal=False)).softmax(dim=-1)  # -m·|j - i|
+bloom_bi = scores.softmax(dim=-1)  # +m·j with no mask
 print("bidirectional, same weights:", torch.allclose(ours_bi, bloom_bi, atol=1e-6))
 print(f"largest difference: {(ours_bi - bloom_bi).abs().max():.3f}")
 # --8<-- [end:bloom]

@@ -1,10 +1,29 @@
-"""Figure: ALiBi slopes per head, 8 and 12 heads, against a wrong rule that grows."""
+"""Figure: ALiBi slopes per head, 8 and 12 heads, against a wrong rule that grows.
+
+Saved twice with the same data: alibi-slopes.svg (English labels) and alibi-slopes.zh.svg
+(Chinese labels).
+"""
 
 import math
 
 import matplotlib.pyplot as plt
 
 import posenc
+
+LABELS = {
+    "en": {
+        "heads": "{n} heads",
+        "wrong": "wrong rule h · 2^(−8/n), 8 heads",
+        "x": "head h",
+        "y": "slope m (log scale)",
+    },
+    "zh": {
+        "heads": "{n} 个头",
+        "wrong": "错误规则 h · 2^(−8/n)，8 个头",
+        "x": "第 h 个头",
+        "y": "斜率 m（对数坐标）",
+    },
+}
 
 
 def growing_slopes(num_heads):
@@ -16,7 +35,8 @@ def growing_slopes(num_heads):
     return slopes
 
 
-def draw_slopes(path="alibi-slopes.svg"):
+def draw_slopes(lang="en"):
+    labels = LABELS[lang]
     fig, ax = plt.subplots(figsize=(7, 3.8), constrained_layout=True)
     for heads, style in (
         (8, dict(marker="o", markersize=11, markerfacecolor="none")),
@@ -27,7 +47,7 @@ def draw_slopes(path="alibi-slopes.svg"):
             range(1, heads + 1),
             slopes,
             linestyle="none",
-            label=f"Press et al., {heads} heads",
+            label=labels["heads"].format(n=heads),
             **style,
         )
     ax.plot(
@@ -36,16 +56,18 @@ def draw_slopes(path="alibi-slopes.svg"):
         marker="x",
         linestyle="none",
         color="tab:red",
-        label="wrong rule h * 2^(-8/n), 8 heads",
+        label=labels["wrong"],
     )
     ax.set_yscale("log", base=2)
-    ax.set_xlabel("head h")
-    ax.set_ylabel("slope m (log scale)")
+    ax.set_xlabel(labels["x"])
+    ax.set_ylabel(labels["y"])
     ax.set_xticks(range(1, 13))
     ax.axhline(1.0, color="gray", linewidth=0.8, linestyle=":")
     ax.legend(fontsize=8, loc="lower left")
     assert math.isclose(min(posenc.alibi_slope_values(12)), 2**-8)
-    fig.savefig(path)
+    fig.savefig("alibi-slopes.svg" if lang == "en" else "alibi-slopes.zh.svg")
+    plt.close(fig)
 
 
-draw_slopes()
+draw_slopes("en")
+draw_slopes("zh")

@@ -8,31 +8,35 @@ import math
 
 import posenc
 
-slopes = posenc.alibi_slope_values(8)  # Python floats, Press et al.'s rule
+slopes = posenc.alibi_slope_values(8)  # Python floats, Press et al.'s slopes
 for head, m in enumerate(slopes, start=1):
     print(f"head {head}: m = 2^{math.log2(m):+.1f} = {m:.8f}")
 # --8<-- [end:eight_heads]
 
 
 # --8<-- [start:rule]
-def paper_slopes(num_heads: int) -> list[float]:
-    """Press et al.'s rule, written out: a geometric sequence that starts at its own ratio."""
+def get_slopes(n):
+    """Press et al.'s get_slopes, copied from the code released with the paper:
+    github.com/ofirpress/attention_with_linear_biases, fairseq/models/transformer.py, L742-L752.
+    """
 
-    def power_of_two(n: int) -> list[float]:
-        ratio = 2 ** (-8 / n)  # 2^(-8/n)
-        return [ratio**h for h in range(1, n + 1)]  # m_h = 2^(-8h/n), h = 1..n
+    def get_slopes_power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))  # 2^(-8/n)
+        ratio = start
+        return [start * ratio**i for i in range(n)]
 
-    p = 2 ** math.floor(math.log2(num_heads))  # largest power of two <= num_heads
-    extra = power_of_two(2 * p)[0::2][: num_heads - p]  # odd-numbered slopes of 2p heads
-    return power_of_two(p) + extra
-
-
-for n in (1, 2, 4, 6, 8, 12, 16, 20, 32, 40, 64, 96):
-    assert all(
-        math.isclose(a, b, rel_tol=1e-12)
-        for a, b in zip(paper_slopes(n), posenc.alibi_slope_values(n), strict=True)
+    if math.log2(n).is_integer():
+        return get_slopes_power_of_2(n)  # "In the paper, we only train models that have 2^a heads"
+    closest_power_of_2 = 2 ** math.floor(math.log2(n))
+    return (
+        get_slopes_power_of_2(closest_power_of_2)
+        + get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
     )
-print("paper_slopes matches posenc for 1 to 96 heads")
+
+
+same = [n for n in range(1, 257) if posenc.alibi_slope_values(n) == get_slopes(n)]
+assert same == list(range(1, 257))  # equal floats, not merely close
+print(f"posenc equals get_slopes for {len(same)} head counts: 1 to {same[-1]}")
 # --8<-- [end:rule]
 
 # --8<-- [start:twelve_heads]
@@ -40,12 +44,15 @@ twelve = posenc.alibi_slope_values(12)
 print("heads 1-8  :", " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[:8]))
 print("heads 9-12 :", " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[8:]))
 print("all 12, largest first:", " ".join(f"{m:.4f}" for m in sorted(twelve, reverse=True)))
+literal = [2 ** (-8 * h / 12) for h in range(1, 13)]  # §3 read literally: start = ratio = 2^(-8/12)
+print("2^(-8h/12), h = 1..12 :", " ".join(f"{m:.4f}" for m in literal))
+assert sorted(twelve) != sorted(literal) and min(twelve) == min(literal) == 2**-8
 # --8<-- [end:twelve_heads]
 
 
 # --8<-- [start:wrong_slopes]
 def growing_slopes(num_heads: int) -> list[float]:
-    """A WRONG rule that circulates: m_h = h * 2^(-8/p), growing with the head index."""
+    """A WRONG rule: m_h = h * 2^(-8/p), growing with the head index."""
     p = 2 ** (num_heads.bit_length() - 1)
     base = 2 ** (-8 / p)
     slopes = []
@@ -55,7 +62,7 @@ def growing_slopes(num_heads: int) -> list[float]:
 
 
 def reach(m: float) -> float:
-    """Distance at which the bias -m·(i-j) reaches -10 (a weight factor e^-10 ≈ 4.5e-5)."""
+    """Distance at which the bias m·(j - i) reaches -10 (a weight factor e^-10 ≈ 4.5e-5)."""
     return 10 / m
 
 
