@@ -44,4 +44,7 @@ def draw_bias_matrices(lang="en"):
 
 
 draw_bias_matrices("en")
-draw_bias_matrices("zh")
+# Chinese labels need the CJK font named as a fallback family (a generic "sans-serif" resolves
+# to one font only, which has no Chinese glyphs)
+with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
+    draw_bias_matrices("zh")

@@ -70,4 +70,7 @@ def draw_slopes(lang="en"):
 
 
 draw_slopes("en")
-draw_slopes("zh")
+# Chinese labels need the CJK font named as a fallback family (a generic "sans-serif" resolves
+# to one font only, which has no Chinese glyphs)
+with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
+    draw_slopes("zh")

@@ -48,4 +48,7 @@ def draw_window(lang="en"):
 
 
 draw_window("en")
-draw_window("zh")
+# Chinese labels need the CJK font named as a fallback family (a generic "sans-serif" resolves
+# to one font only, which has no Chinese glyphs)
+with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
+    draw_window("zh")

@@ -36,6 +36,11 @@ def within(head: int, share: float) -> int:
     return int((at_least[head - 1, 1:] > 1 - share).sum())  # share_beyond falls with D
 
 
+def rjust(text: str, width: int) -> str:
+    """Right-align in a monospace font, where a Chinese character takes two columns."""
+    return " " * max(width - sum(2 if ord(c) > 0x2E80 else 1 for c in text), 0) + text
+
+
 def percent(x: float) -> str:
     return "< 0.01%" if x < 1e-4 else f"{100 * x:.2f}%" if x < 0.01 else f"{100 * x:.1f}%"
 
@@ -43,14 +48,15 @@ def percent(x: float) -> str:
 def show_window(lang: str = "en") -> None:
     labels = {
         "en": ("head", "slope", "50% within", "99% within", "beyond 512", "beyond 1024"),
-        "zh": ("头", "斜率", "50% 权重在", "99% 权重在", "512 之外", "1024 之外"),
+        "zh": ("头", "斜率", "一半权重范围", "99% 权重范围", "512 之外占比", "1024 之外占比"),
     }[lang]
-    print("{:>4} {:>7} {:>11} {:>11} {:>11} {:>12}".format(*labels))
+    widths = (4, 7, 13, 13, 13, 14)
+    print(" ".join(rjust(label, width) for label, width in zip(labels, widths, strict=True)))
     for head, m in enumerate(slopes, start=1):
         print(
-            f"{head:>4} {'1/' + str(round(1 / m)):>7} {within(head, 0.5):>11} "
-            f"{within(head, 0.99):>11} {percent(share_beyond(head, 512)):>11} "
-            f"{percent(share_beyond(head, 1024)):>12}"
+            f"{head:>4} {'1/' + str(round(1 / m)):>7} {within(head, 0.5):>13} "
+            f"{within(head, 0.99):>13} {percent(share_beyond(head, 512)):>13} "
+            f"{percent(share_beyond(head, 1024)):>14}"
         )
 
 
@@ -90,15 +96,18 @@ for head, m in enumerate(slopes, start=1):  # at the score needed, the needle ge
 def show_retrieval(lang: str = "en") -> None:
     labels = {
         "en": ("head", "slope", f"weight at score {score:.0f}", "score for half", "no bias"),
-        "zh": ("头", "斜率", f"分数 {score:.0f} 时的权重", "拿到一半所需分数", "无位置偏置"),
+        "zh": ("头", "斜率", f"分数为 {score:.0f} 时的权重", "拿到一半权重的分数", "无位置偏置"),
     }[lang]
-    print("{:>7} {:>7} {:>17} {:>15}".format(*labels[:4]))
+    widths = (10, 7, 22, 20)
+    print(" ".join(rjust(label, width) for label, width in zip(labels[:4], widths, strict=True)))
     for head, m in enumerate(slopes, start=1):
         print(
-            f"{head:>7} {'1/' + str(round(1 / m)):>7} {alibi[head - 1].item():>17.4f} "
-            f"{score_needed(m, D):>15.1f}"
+            f"{head:>10} {'1/' + str(round(1 / m)):>7} {alibi[head - 1].item():>22.4f} "
+            f"{score_needed(m, D):>20.1f}"
         )
-    print(f"{labels[4]:>7} {'0':>7} {no_bias[0].item():>17.4f} {score_needed(0.0, D):>15.1f}")
+    print(
+        f"{rjust(labels[4], 10)} {'0':>7} {no_bias[0].item():>22.4f} {score_needed(0.0, D):>20.1f}"
+    )
 
 
 # --8<-- [end:retrieval]
