@@ -1,5 +1,8 @@
-"""Chapter "Comparison and choosing": one table, parameters counted by code and extrapolation
+"""Chapter "Comparing and choosing": one table, parameters counted by code and extrapolation
 measured by the experiment of chapter 8 (its committed results).
+
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
 
 Run it from the repository: python snippets/choosing/compare.py
 """
@@ -12,6 +15,7 @@ import posenc
 from experiments.extrapolation.results import load
 
 report = load("full")  # the experiment of chapter 8
+perplexity = {name: entry["perplexity"] for name, entry in report["results"].items()}
 
 # Parameters for a GPT-2-small-sized model: width 768, 12 heads of 64, context 1024.
 modules = {
@@ -26,41 +30,98 @@ parameters["nope"] = 0
 
 # which models use what: snippets/choosing/models.json, in the repository posenc is installed from
 MODELS = Path(posenc.__file__).resolve().parents[2] / "snippets/choosing/models.json"
-models = json.loads(MODELS.read_text())["models"]
-encoding_key = {"learned": "learned", "T5 bias": "t5", "RoPE": "rope", "ALiBi": "alibi"}
-users = {key: [] for key in ("nope", "sinusoidal", "learned", "t5", "rope", "alibi")}
-for m in models:
-    users[encoding_key[m["encoding"]]].append(m["model"])
-users["sinusoidal"].append("original Transformer (2017)")
+family = {"learned": "learned", "T5 bias": "t5", "ALiBi": "alibi"}  # everything else rotates
+users = {name: [] for name in ("nope", "sinusoidal", "learned", "t5", "rope", "alibi")}
+for m in json.loads(MODELS.read_text(encoding="utf-8"))["models"]:
+    users[family.get(m["encoding"], "rope")].append(m["model"])
 
-facts = {  # kind, where it acts, extra work per forward pass (L tokens, width d, h heads)
-    "nope": ("none", "nowhere (causal mask only)", "none"),
-    "sinusoidal": ("absolute", "added to the input once", "one (L, d) add"),
-    "learned": ("absolute", "added to the input once", "one (L, d) add"),
-    "t5": ("relative", "bias on the logits, every layer", "(h, L, L) bias per layer"),
-    "rope": ("relative", "rotates q and k, every layer", "q, k rotation per layer"),
-    "alibi": ("relative", "bias on the logits, every layer", "(h, L, L) bias, or fused"),
+METHODS = ("nope", "sinusoidal", "learned", "t5", "rope", "alibi")
+COMPARE = {
+    "en": {
+        "header": (
+            "method",
+            "kind",
+            "parameters",
+            "acts",
+            "extra work",
+            "ppl 128",
+            "ppl 1024",
+            "1024 / 128",
+            "used by",
+        ),
+        "nope": ("no position code", "none", "nowhere (causal mask only)", "none"),
+        "sinusoidal": ("sinusoidal", "absolute", "added to the input once", "one (L, d) add"),
+        "learned": ("learned table", "absolute", "added to the input once", "one (L, d) add"),
+        "t5": (
+            "T5 bias",
+            "relative",
+            "bias on the attention scores, every layer",
+            "one (h, L, L) bias per stack, added in every layer",
+        ),
+        "rope": ("RoPE", "relative", "rotates q and k, every layer", "q, k rotation per layer"),
+        "alibi": (
+            "ALiBi",
+            "relative",
+            "bias on the attention scores, every layer",
+            "one (h, L, L) bias added in every layer, or computed in a fused kernel",
+        ),
+        "transformer": "original Transformer (2017)",
+        "many": "{} models of the next table",
+        "comma": ", ",
+        "n/a": "n/a",
+    },
+    "zh": {
+        "header": (
+            "方法",
+            "类型",
+            "参数量",
+            "作用在哪里",
+            "额外计算",
+            "困惑度 128",
+            "困惑度 1024",
+            "1024 / 128",
+            "使用者",
+        ),
+        "nope": ("不加位置编码", "无", "无（只有因果掩码）", "无"),
+        "sinusoidal": ("正弦位置编码", "绝对", "输入端加一次", "一次 (L, d) 加法"),
+        "learned": ("可学习位置嵌入", "绝对", "输入端加一次", "一次 (L, d) 加法"),
+        "t5": ("T5 偏置", "相对", "每层加在注意力分数上", "每个栈算一个 (h, L, L) 偏置，每层都加"),
+        "rope": ("RoPE", "相对", "每层旋转 q 和 k", "每层旋转一次 q、k"),
+        "alibi": (
+            "ALiBi",
+            "相对",
+            "每层加在注意力分数上",
+            "一个 (h, L, L) 偏置每层都加，或在融合内核里现算",
+        ),
+        "transformer": "原始 Transformer（2017）",
+        "many": "下一张表中的 {} 个模型",
+        "comma": "、",
+        "n/a": "不能运行",
+    },
 }
-print("| method | kind | parameters | acts | cost | ppl 128 | ppl 1024 | 1024 / 128 | used by |")
-print("|---|---|--:|---|---|--:|--:|--:|---|")
-for name, (kind, where, cost) in facts.items():
-    ppl = report["results"][name]["perplexity"]
-    at_1024 = ppl["1024"]
-    ratio = "n/a" if at_1024 is None else f"{at_1024 / ppl['128']:.2f}"
-    long = "n/a" if at_1024 is None else f"{at_1024:.2f}"
-    cells = [name, kind, f"{parameters[name]:,}", where, cost, f"{ppl['128']:.2f}", long, ratio]
-    print("| " + " | ".join(cells + [", ".join(users[name]) or "-"]) + " |")
+
+
+def show_comparison(lang="en"):
+    text = COMPARE[lang]
+    print("| " + " | ".join(text["header"]) + " |")
+    print("|---|---|--:|---|---|--:|--:|--:|---|")
+    for name in METHODS:
+        label, kind, where, cost = text[name]
+        ppl = perplexity[name]
+        short, long = ppl["128"], ppl["1024"]  # null where a method cannot run at that length
+        used = users[name] if name != "sinusoidal" else [text["transformer"]]
+        used = text["many"].format(len(used)) if len(used) > 3 else text["comma"].join(used)
+        cells = [
+            label, kind, str(parameters[name]), where, cost, f"{short:.2f}",
+            text["n/a"] if long is None else f"{long:.2f}",
+            text["n/a"] if long is None else f"{long / short:.2f}",
+            used or "-",
+        ]  # fmt: skip
+        print("| " + " | ".join(cells) + " |")
+
+
 # --8<-- [end:compare]
 
-# --8<-- [start:sinusoidal_claim]
-growth = {
-    name: report["results"][name]["perplexity"]["1024"]
-    / report["results"][name]["perplexity"]["128"]
-    for name in ("sinusoidal", "nope", "alibi")
-}
-assert growth["sinusoidal"] > growth["nope"] > growth["alibi"]
-print(
-    f"growth 128 -> 1024: sinusoidal x{growth['sinusoidal']:.2f}, "
-    f"no encoding x{growth['nope']:.2f}, ALiBi x{growth['alibi']:.2f}"
-)
-# --8<-- [end:sinusoidal_claim]
+if __name__ == "__main__":
+    show_comparison("en")
+    show_comparison("zh")

@@ -1,28 +1,336 @@
-"""Claims of chapter 9 "Comparing and choosing": the model data the tables are drawn from."""
+"""Claims of chapter 9 "Comparing and choosing" beyond its printed output.
+
+The model table (snippets/choosing/models.json) is checked against transformers: each row's
+config keys are read by the model's own config class, and each displayed value (length, base,
+scaling, rotated width, layer pattern, M-RoPE sections) must be what that class makes of them.
+The layouts are checked against each family's own rotation function, the scaling dicts against
+transformers' frequency functions (and MiniMind's against its own formula), and the claims the
+prose makes about transformers' T5, BLOOM, GPT-2 and BERT against tiny models built offline.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import math
+import runpy
 
 import pytest
+import torch
+import transformers
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
 import posenc
 from tools import layout
 
 CHAPTER = layout.find_chapter("choosing")
 MODELS = json.loads((CHAPTER.snippet_folder / "models.json").read_text(encoding="utf-8"))["models"]
-ENCODINGS = {"learned", "T5 bias", "RoPE", "ALiBi"}
+ROTARY = {"RoPE", "M-RoPE", "RoPE (MLA)"}
+ENCODINGS = ROTARY | {"learned", "T5 bias", "ALiBi"}
+IN_TRANSFORMERS = [m for m in MODELS if m["model_type"]]
+LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len")
+
+logging.getLogger("transformers").setLevel(logging.ERROR)  # Llama 4 Scout's dict warns
 
 
-@pytest.mark.parametrize("model", MODELS, ids=[m["model"] for m in MODELS])
-def test_every_model_row_is_complete_and_consistent(model: dict) -> None:
-    assert model["config"], "each row names the config it was read from"
-    assert model["encoding"] in ENCODINGS
-    rotary = model["encoding"] == "RoPE"
-    assert (model["theta"] is not None) == rotary and (model["layout"] is not None) == rotary
-    assert model["alibi"] == (model["encoding"] == "ALiBi")
-    if model["scaling"] is not None:
-        assert rotary
-        usable = {k: v for k, v in model["scaling"].items() if k != "only_if"}
-        if usable["rope_type"] != "longrope":  # longrope needs its factor lists
-            posenc.rope_inv_freq(128, base=model["theta"], scaling=usable)  # accepted as is
+def ids(rows: list[dict]) -> list[str]:
+    return [m["model"] for m in rows]
+
+
+def config_of(m: dict) -> transformers.PretrainedConfig:
+    """The row's config keys read by the model's own transformers config class."""
+    keys = json.loads(json.dumps(m["config"]))
+    scaling = keys.get("rope_scaling")
+    if scaling and scaling.get("type") == "longrope":  # the data file leaves the lists out
+        pairs = m["rotary_dim"] // 2
+        keys["rope_scaling"] = dict(scaling, short_factor=[1.0] * pairs, long_factor=[1.0] * pairs)
+    return transformers.AutoConfig.for_model(m["model_type"], **keys)
+
+
+def rope_parameters(config: transformers.PretrainedConfig, layer_type: str = "full_attention"):
+    parameters = config.rope_parameters
+    return parameters.get(layer_type, parameters) if layer_type in parameters else parameters
+
+
+# -- the data file --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m", MODELS, ids=ids(MODELS))
+def test_every_row_is_complete_and_consistent(m: dict) -> None:
+    source = m["source"]
+    assert source["hub"] and source["file"] and source["read"], "each row says where it was read"
+    assert m["note"] and any("\u4e00" <= ch <= "\u9fff" for ch in m["note_zh"])
+    assert m["encoding"] in ENCODINGS
+    rotary = m["encoding"] in ROTARY
+    assert (m["theta"] is not None) == rotary and (m["layout"] is not None) == rotary
+    assert (m["rotary_dim"] is not None) == rotary
+    if rotary:
+        assert 0 < m["rotary_dim"] <= m["head_dim"] and m["rotary_dim"] % 2 == 0
+    # the table's scaling is the config's dict, and its context the config's length key
+    assert m["scaling"] == m["config"].get("rope_scaling") or m["encoding"] == "M-RoPE"
+    written = [m["config"][key] for key in LENGTH_KEYS if key in m["config"]]
+    assert written == ([] if m.get("context_default") or m["context"] is None else [m["context"]])
+    for group in m["layers"] or []:
+        assert group["attention"] in ("global", "local", "chunked")
+        assert ("span" in group) == (group["attention"] != "global")
+
+
+# -- against transformers' config classes ----------------------------------------------------
+
+
+@pytest.mark.parametrize("m", IN_TRANSFORMERS, ids=ids(IN_TRANSFORMERS))
+def test_row_is_what_transformers_reads_from_the_config(m: dict) -> None:
+    config = config_of(m)
+    lengths = [getattr(config, key) for key in LENGTH_KEYS if hasattr(config, key)]
+    if m["context"] is None:
+        assert lengths == [], "no length key, none from the library either"
+    else:
+        assert m["context"] in lengths
+    if m.get("context_default"):  # the file omits the key: the class default applies
+        assert "max_position_embeddings" in m["absent"]
+        assert type(config)().max_position_embeddings == m["context"]
+    if m["encoding"] not in ROTARY:
+        assert getattr(config, "rope_parameters", None) is None
+        return
+    if m["model_type"] == "gptj":  # no RoPE parameters in the config: fixed in the code
+        assert config.rotary_dim == m["rotary_dim"] and config.n_embd // config.n_head == 256
+        return
+    parameters = rope_parameters(config)
+    assert parameters["rope_theta"] == m["theta"]
+    if m["scaling"] is not None:
+        kind = m["scaling"].get("rope_type", m["scaling"].get("type"))
+        assert parameters["rope_type"] == kind
+        assert parameters.get("factor") == m["scaling"].get("factor")
+    else:
+        assert parameters["rope_type"] == "default"
+    if m["model_type"] == "deepseek_v3":  # MLA: a position-free part and a rotated part
+        assert config.qk_nope_head_dim + config.qk_rope_head_dim == m["head_dim"]
+        assert config.qk_rope_head_dim == m["rotary_dim"]
+        return
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    assert head_dim == m["head_dim"]
+    assert int(head_dim * parameters.get("partial_rotary_factor", 1.0)) == m["rotary_dim"]
+    if axes := m.get("axes"):  # M-RoPE sections count pairs of channels
+        assert parameters["mrope_section"] == axes["sections"]
+        assert parameters.get("mrope_interleaved", False) == axes["interleaved"]
+        assert sum(axes["sections"]) == m["rotary_dim"] // 2
+
+
+def expected_layers(m: dict) -> list[tuple]:
+    """(rotates, attention, span) per layer, from the row's repeating unit."""
+    unit = [(g["rope"], g["attention"], g.get("span")) for g in m["layers"] for _ in range(g["n"])]
+    return [unit[i % len(unit)] for i in range(m["num_layers"])]
+
+
+PATTERNED = [m for m in IN_TRANSFORMERS if m["layers"]]
+
+
+@pytest.mark.parametrize("m", PATTERNED, ids=ids(PATTERNED))
+def test_layer_pattern_is_what_transformers_builds(m: dict) -> None:
+    config = config_of(m)
+    assert config.num_hidden_layers == m["num_layers"]
+    rotates = getattr(config, "no_rope_layers", None) or [1] * m["num_layers"]  # 1 = RoPE
+    kinds = getattr(config, "layer_types", None) or ["sliding_attention"] * m["num_layers"]
+    attention = {
+        "full_attention": ("global", None),
+        "sliding_attention": ("local", getattr(config, "sliding_window", None)),
+        "chunked_attention": ("chunked", getattr(config, "attention_chunk_size", None)),
+    }
+    built = [(bool(r), *attention[k]) for r, k in zip(rotates, kinds, strict=True)]
+    assert built == expected_layers(m)
+    if m["model_type"] == "mistral":  # no layer_types: the one window applies to every layer
+        assert getattr(config, "layer_types", None) is None and config.sliding_window == 4096
+    for group in m["layers"]:  # a per-type base: the local layers' (Gemma 3)
+        if "theta" in group:
+            local = config.rope_parameters["sliding_attention"]
+            assert local == {"rope_type": "default", "rope_theta": group["theta"]}
+
+
+UNIFORM = [m for m in IN_TRANSFORMERS if not m["layers"] and m["encoding"] in ROTARY]
+
+
+@pytest.mark.parametrize("m", UNIFORM, ids=ids(UNIFORM))
+def test_all_alike_means_every_layer_global_and_rotated(m: dict) -> None:
+    config = config_of(m)
+    assert set(getattr(config, "layer_types", None) or ["full_attention"]) == {"full_attention"}
+    assert set(getattr(config, "no_rope_layers", None) or [1]) == {1}
+
+
+# -- layouts, against each family's own rotation ---------------------------------------------
+
+
+def family_rotation(model_type: str, q: torch.Tensor, k: torch.Tensor, angles: torch.Tensor):
+    """Rotate q, k (1, 1, seq, d) with the family's function; angles (seq, d/2)."""
+    module = getattr(transformers.models, model_type.removesuffix("_text"))
+    modeling = getattr(module, f"modeling_{model_type.removesuffix('_text')}")
+    cos, sin = angles.cos()[None], angles.sin()[None]  # (1, seq, d/2)
+    if model_type == "gptj":  # (batch, seq, heads, d) and half-width tables
+        rotate = modeling.apply_rotary_pos_emb
+        turn = lambda x: rotate(x.transpose(1, 2), sin, cos).transpose(1, 2)  # noqa: E731
+        return turn(q), turn(k)
+    if model_type == "llama4_text":  # complex numbers on (batch, seq, heads, d)
+        freqs = torch.polar(torch.ones_like(angles), angles)[None]
+        q2, k2 = modeling.apply_rotary_emb(q.transpose(1, 2), k.transpose(1, 2), freqs)
+        return q2.transpose(1, 2), k2.transpose(1, 2)
+    full = torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)  # Hugging Face's cat(freqs, freqs)
+    if model_type == "deepseek_v3":
+        return modeling.apply_rotary_pos_emb_interleave(q, k, *full)
+    if model_type == "gpt_oss":  # half-width tables
+        return modeling.apply_rotary_pos_emb(q, k, cos, sin)
+    return modeling.apply_rotary_pos_emb(q, k, *full)
+
+
+def scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    return q @ k.transpose(-1, -2)
+
+
+ROTATING = [m for m in IN_TRANSFORMERS if m["encoding"] in ROTARY]
+
+
+@pytest.mark.parametrize("m", ROTATING, ids=ids(ROTATING))
+def test_layout_is_the_pairing_of_the_family_code(m: dict) -> None:
+    torch.manual_seed(0)
+    d, seq = m["rotary_dim"], 8
+    q, k = torch.randn(2, 1, 1, seq, d).unbind(0)
+    inv_freq = 1.0 / 10000 ** (torch.arange(0, d, 2).float() / d)
+    positions = torch.arange(seq)
+    theirs = scores(*family_rotation(m["model_type"], q, k, positions[:, None] * inv_freq))
+    ours = {}
+    for name in ("half", "interleaved"):
+        cos, sin = posenc.rotary_cos_sin(positions, inv_freq, layout=name)
+        rotated = (posenc.apply_rotary(x, cos, sin, layout=name) for x in (q, k))
+        ours[name] = scores(*rotated)
+    other = "half" if m["layout"] == "interleaved" else "interleaved"
+    torch.testing.assert_close(theirs, ours[m["layout"]], rtol=1e-5, atol=1e-5)
+    assert (theirs - ours[other]).abs().max() > 0.1  # the other pairing gives other scores
+
+
+# -- scaling dicts ---------------------------------------------------------------------------
+
+SCALED = [m for m in IN_TRANSFORMERS if m["scaling"] and m["scaling"].get("type") != "longrope"]
+
+
+@pytest.mark.parametrize("m", SCALED, ids=ids(SCALED))
+def test_posenc_takes_the_scaling_dict_as_the_config_writes_it(m: dict) -> None:
+    """The check block's claim: posenc gives transformers' frequencies and attention factor,
+    bit for bit, from the dict as written, at the model's rotated width; except Llama 4 Scout's
+    dict (low_freq_factor = high_freq_factor), which posenc refuses and transformers computes."""
+    config = config_of(m)
+    kind = rope_parameters(config)["rope_type"]
+    if m["model_type"] == "gemma3_text":
+        theirs, their_factor = ROPE_INIT_FUNCTIONS[kind](config, "cpu", layer_type="full_attention")
+    else:
+        theirs, their_factor = ROPE_INIT_FUNCTIONS[kind](config, "cpu")
+    assert theirs.shape == (m["rotary_dim"] // 2,) and torch.isfinite(theirs).all()
+    if m["model"] == "Llama 4 Scout":
+        with pytest.raises(ValueError, match="high_freq_factor"):
+            posenc.rope_inv_freq(m["rotary_dim"], m["theta"], scaling=m["scaling"])
+        # a hard step: every frequency kept, or divided by exactly 16
+        plain = 1.0 / m["theta"] ** (torch.arange(0, 128, 2, dtype=torch.int64).float() / 128)
+        assert set(torch.round(plain / theirs, decimals=4).tolist()) == {1.0, 16.0}
+        return
+    ours, our_factor = posenc.rope_inv_freq(m["rotary_dim"], m["theta"], scaling=m["scaling"])
+    assert torch.equal(ours, theirs.float()) and our_factor == pytest.approx(their_factor)
+
+
+def test_minimind_yarn_matches_its_own_formula() -> None:
+    """MiniMind's precompute_freqs_cis (model/model_minimind.py L62-L78 at d65ef2c), written out:
+    the ramp between floor/ceil of the dimensions that turn beta times within 2048 tokens."""
+    m = next(m for m in MODELS if m["model"] == "MiniMind")
+    dim, base, s = m["rotary_dim"], m["theta"], m["scaling"]
+    assert dim == m["config"]["hidden_size"] // m["config"]["num_attention_heads"] == 96
+    freqs = 1.0 / (base ** (torch.arange(0, dim, 2)[: dim // 2].float() / dim))
+    orig, factor = s["original_max_position_embeddings"], s["factor"]
+
+    def inv_dim(b: float) -> float:
+        return (dim * math.log(orig / (b * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(inv_dim(s["beta_fast"])), 0)
+    high = min(math.ceil(inv_dim(s["beta_slow"])), dim // 2 - 1)
+    ramp = torch.clamp((torch.arange(dim // 2).float() - low) / max(high - low, 0.001), 0, 1)
+    expected = freqs * (1 - ramp + ramp / factor)
+    ours, attention_factor = posenc.rope_inv_freq(dim, base, scaling=s)
+    torch.testing.assert_close(ours, expected, rtol=1e-6, atol=0)
+    assert attention_factor == s["attention_factor"] == 1.0
+
+
+def test_phi3_keeps_one_factor_per_pair_of_channels() -> None:
+    """The note's 48 short and 48 long factors: Phi3Config accepts lists of head_dim / 2 = 48
+    entries and refuses 47."""
+    m = next(m for m in MODELS if m["model"] == "Phi-3-mini-128k")
+    config_of(m)  # lists of 48
+    keys = dict(m["config"], rope_scaling={"type": "longrope", "short_factor": [1.0] * 47,
+                                           "long_factor": [1.0] * 47})  # fmt: skip
+    with pytest.raises(Exception, match="must have length 48, got 47"):
+        transformers.AutoConfig.for_model("phi3", **keys)
+
+
+# -- the comparison table's remarks ----------------------------------------------------------
+
+
+def test_t5_builds_its_bias_in_the_first_layer_of_each_stack_only() -> None:
+    """'one (h, L, L) bias per stack, added in every layer'."""
+    config = transformers.T5Config(
+        vocab_size=32, d_model=16, d_kv=4, d_ff=32, num_heads=4, num_layers=3
+    )
+    model = transformers.T5Model(config)
+    for stack in (model.encoder, model.decoder):
+        flags = [block.layer[0].SelfAttention.has_relative_attention_bias for block in stack.block]
+        assert flags == [True, False, False]
+
+
+def test_bloom_adds_one_alibi_tensor_in_every_layer() -> None:
+    """'one (h, L, L) bias added in every layer': BLOOM computes it once per forward pass and
+    hands the same tensor to every block."""
+    config = transformers.BloomConfig(vocab_size=32, hidden_size=16, n_head=4, n_layer=3)
+    model = transformers.BloomModel(config).eval()
+    seen = []
+    for block in model.h:
+        block.register_forward_pre_hook(
+            lambda module, args, kwargs: seen.append(kwargs["alibi"]), with_kwargs=True
+        )
+    with torch.no_grad():
+        model(torch.randint(0, 32, (1, 5)), attention_mask=torch.ones(1, 5, dtype=torch.long))
+    assert len(seen) == 3 and all(alibi is seen[0] for alibi in seen)
+
+
+def test_hugging_face_learned_tables_have_no_length_check() -> None:
+    """Quiz 2: GPT-2 fails inside the embedding lookup, BERT on a shape mismatch."""
+    torch.manual_seed(0)
+    gpt2 = transformers.GPT2Model(transformers.GPT2Config(vocab_size=32, n_positions=8, n_embd=16,
+                                                          n_layer=1, n_head=2))  # fmt: skip
+    with pytest.raises(IndexError, match="index out of range"):
+        gpt2(torch.randint(0, 32, (1, 9)))
+    bert = transformers.BertModel(transformers.BertConfig(
+        vocab_size=32, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=32, max_position_embeddings=8))  # fmt: skip
+    with pytest.raises(RuntimeError, match="size"):
+        bert(torch.randint(0, 32, (1, 9)))
+
+
+# -- "Why add once, but rotate in every layer?" -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def every_layer() -> dict:
+    return runpy.run_path(str(CHAPTER.snippet_folder / "every_layer.py"), run_name="snippet")
+
+
+def test_rope_hidden_states_hold_no_absolute_position(every_layer) -> None:
+    """'there is no position code in the hidden state': shifting every position leaves every
+    RoPE layer's hidden states unchanged, while an added code changes them."""
+    run, tokens = every_layer["run"], every_layer["test"]
+    for name, changed in (("rope", False), ("added", True)):
+        before, after = run(tokens, name)[0], run(tokens, name, offset=100)[0]
+        diffs = [(a - b).abs().max().item() for a, b in zip(after, before, strict=True)]
+        assert all((d > 0.1) == changed for d in diffs), (name, diffs)
+
+
+def test_identical_tokens_would_hide_the_order(every_layer) -> None:
+    """Why the demo uses distinct tokens: with one token repeated, every value is the same
+    vector, so any attention weights give the same output at every position; the order test
+    could not fail."""
+    run, seq, dim = every_layer["run"], every_layer["seq"], every_layer["dim"]
+    same = torch.randn(dim).expand(1, seq, dim)
+    first = run(same, "rope")[0][0]
+    assert torch.allclose(first, first[:, :1].expand_as(first), atol=1e-5)
