@@ -223,7 +223,7 @@ def _versions(chrome: str | None) -> dict[str, str]:
 
 
 def measure_site(
-    site: Path, runs: int, only: list[str] | None = None, log=print
+    site: Path, runs: int, only: list[str] | None = None, log=print, on_row=None
 ) -> list[dict[str, object]]:
     """Every page of ``site`` (or those whose address contains one of ``only``)."""
     chrome = chromium_path()
@@ -241,6 +241,8 @@ def measure_site(
                 **measured,
             }
             rows.append(row)
+            if on_row:
+                on_row(rows)
             log(
                 f"[{number}/{len(pages)}] {rel or '(home)'}: "
                 + ", ".join(f"{k} {v}" for k, v in row["scores"].items())
@@ -263,11 +265,11 @@ def build_site(destination: Path, math_output: str) -> None:
 
 
 def compare_math(site: Path, runs: int, log=print) -> dict[str, object]:
-    """The formula-heaviest chapters (both languages) in this build's formula output and in
-    KaTeX's HTML + MathML, built here into a temporary folder."""
+    """The formula-heaviest chapters (English) in this build's formula output and in KaTeX's
+    HTML + MathML, built here into a temporary folder."""
     chosen = katex.output_mode()
     other = "htmlAndMathml" if chosen != "htmlAndMathml" else katex.DEFAULT_OUTPUT
-    wanted = [f"{lang}{page}" for page in MATH_PAGES for lang in ("", "zh/")]
+    wanted = list(MATH_PAGES)
     measured: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         other_site = Path(tmp) / "site"
@@ -306,42 +308,50 @@ def main(argv: list[str] | None = None) -> int:
     started = _dt.datetime.now(_dt.UTC)
     load_start = os.getloadavg()[0]
     chrome = chromium_path()
-    pages = measure_site(args.site, args.runs, args.only)
-    previous = {}
+    previous: dict = {}
     if args.out.is_file() and args.only:
-        # a partial run updates the pages it measured and keeps the others
+        # a partial run updates the pages it measures and keeps the others' scores
         previous = results_file.load_lighthouse(args.out)
-        built = set(site_pages(args.site))
-        kept = {row["page"]: row for row in previous["pages"] if row["page"] in built}
-        kept.update({row["page"]: row for row in pages})
+    built = set(site_pages(args.site))
+
+    def write(measured: list[dict], math_comparison: dict | None = None) -> list[dict]:
+        kept = {row["page"]: row for row in previous.get("pages", []) if row["page"] in built}
+        kept.update({row["page"]: row for row in measured})
         pages = [kept[rel] for rel in sorted(kept, key=lambda r: (r.removeprefix("zh/"), r))]
-    results = {
-        "schema": results_file.LIGHTHOUSE_SCHEMA,
-        "created": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {
-            "cpu_count": os.cpu_count(),
-            "platform": platform.platform(),
-            **_versions(chrome),
-        },
-        "method": (
-            f"Lighthouse mobile profile (simulated slow 4G and 4x CPU slowdown), {args.runs} "
-            "runs per page one after another, site served by tests/browser/server.py with "
-            "gzip; performance is the median of the runs, the other categories come from the "
-            "first run"
-        ),
-        "runs": args.runs,
-        "math_output": katex.output_mode(),
-        "budgets": BUDGETS,
-        "load_average": {"start": round(load_start, 2), "end": round(os.getloadavg()[0], 2)},
-        "pages": pages,
-    }
-    if args.compare_math:
-        results["math_comparison"] = compare_math(args.site, args.runs)
-    elif previous.get("math_comparison"):
-        results["math_comparison"] = previous["math_comparison"]
-    results_file.validate_lighthouse(results, str(args.out))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        results = {
+            "schema": results_file.LIGHTHOUSE_SCHEMA,
+            "created": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": {
+                "cpu_count": os.cpu_count(),
+                "platform": platform.platform(),
+                **_versions(chrome),
+            },
+            "method": (
+                f"Lighthouse mobile profile (simulated slow 4G and 4x CPU slowdown), "
+                f"{args.runs} runs per page one after another, site served by "
+                "tests/browser/server.py with gzip; performance is the median of the runs, "
+                "the other categories come from the first run"
+            ),
+            "runs": args.runs,
+            "math_output": katex.output_mode(),
+            "budgets": BUDGETS,
+            "load_average": {
+                "start": round(load_start, 2),
+                "end": round(os.getloadavg()[0], 2),
+            },
+            "pages": pages,
+        }
+        comparison = math_comparison or previous.get("math_comparison")
+        if comparison:
+            results["math_comparison"] = comparison
+        results_file.validate_lighthouse(results, str(args.out))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        return pages
+
+    # written after every page, so an interrupted run keeps what it measured
+    measured = measure_site(args.site, args.runs, args.only, on_row=write)
+    pages = write(measured, compare_math(args.site, args.runs) if args.compare_math else None)
     below = [
         f"{row['page'] or '(home)'} {key} {row['scores'][key]}"
         for row in pages
