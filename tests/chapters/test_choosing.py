@@ -334,3 +334,10 @@ def test_identical_tokens_would_hide_the_order(every_layer) -> None:
     same = torch.randn(dim).expand(1, seq, dim)
     first = run(same, "rope")[0][0]
     assert torch.allclose(first, first[:, :1].expand_as(first), atol=1e-5)
+
+
+def test_the_rows_not_read_from_the_hub_are_the_ones_the_page_names() -> None:
+    """'For four recent models (Llama 4 Scout, Gemma 3, Qwen3-VL, gpt-oss) the Hub file could
+    not be read from here'."""
+    unread = {m["model"] for m in MODELS if m["source"]["read"].startswith("the hub file")}
+    assert unread == {"Llama 4 Scout", "Gemma 3 27B", "Qwen3-VL-8B", "gpt-oss-120b"}
