@@ -61,8 +61,8 @@ $(ROOT_ON_PATH): $(STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "error: Node.js and npm are needed to render formulas"; \
-	  echo "       at build time (KaTeX). Install them, e.g. 'apt-get install nodejs npm'."; exit 1; }
-	@echo "installing KaTeX from the npm registry ..."
+	  echo "       at build time (Temml). Install them, e.g. 'apt-get install nodejs npm'."; exit 1; }
+	@echo "installing Temml, the math font and Lighthouse from the npm registry ..."
 	@npm ci --no-audit --no-fund --loglevel=error \
 	  || { echo "error: 'npm ci' failed (see above): check access to the npm registry."; exit 1; }
 	@touch $@
