@@ -18,7 +18,8 @@ machine scores lower) and the run records the 1-minute load average before and a
 ``--compare-math`` builds the site a second time with the other formula output
 (``POSENC_MATH_OUTPUT``, see ``tools/katex.py``) and measures the formula-heaviest chapters in
 both builds: bytes of the HTML, of its formulas, and Lighthouse's median. The results land in
-``math_output`` (chapter 10 prints them). The schema is in ``benchmarks/results.py``.
+``math_comparison`` (chapter 10 prints them); a later run without ``--compare-math`` keeps the
+committed comparison. The schema is in ``benchmarks/results.py``.
 """
 
 from __future__ import annotations
@@ -223,11 +224,21 @@ def _versions(chrome: str | None) -> dict[str, str]:
 
 
 def measure_site(
-    site: Path, runs: int, only: list[str] | None = None, log=print, on_row=None
+    site: Path,
+    runs: int,
+    only: list[str] | None = None,
+    log=print,
+    on_row=None,
+    exact: bool = False,
 ) -> list[dict[str, object]]:
-    """Every page of ``site`` (or those whose address contains one of ``only``)."""
+    """Every page of ``site`` (or those whose address contains one of ``only``; with
+    ``exact``, those whose address is one of ``only``)."""
     chrome = chromium_path()
-    pages = [p for p in site_pages(site) if not only or any(o in p for o in only)]
+    pages = [
+        p
+        for p in site_pages(site)
+        if not only or (p in only if exact else any(o in p for o in only))
+    ]
     rows = []
     with SiteServer(site) as server, tempfile.TemporaryDirectory() as tmp:
         for number, rel in enumerate(pages, 1):
@@ -264,11 +275,14 @@ def build_site(destination: Path, math_output: str) -> None:
     )
 
 
-def compare_math(site: Path, runs: int, log=print) -> dict[str, object]:
+def compare_math(
+    site: Path, runs: int, log=print, already: list[dict] | None = None
+) -> dict[str, object]:
     """The formula-heaviest chapters (English) in this build's formula output and in KaTeX's
-    HTML + MathML, built here into a temporary folder."""
+    HTML + MathML (``katex-html``), built here into a temporary folder. Rows of ``already``
+    (this run's measurements of ``site``) are reused instead of measured again."""
     chosen = katex.output_mode()
-    other = "htmlAndMathml" if chosen != "htmlAndMathml" else katex.DEFAULT_OUTPUT
+    other = "katex-html" if chosen != "katex-html" else katex.DEFAULT_OUTPUT
     wanted = list(MATH_PAGES)
     measured: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -276,7 +290,11 @@ def compare_math(site: Path, runs: int, log=print) -> dict[str, object]:
         log(f"building the site with POSENC_MATH_OUTPUT={other} for the comparison ...")
         build_site(other_site, other)
         for mode, where in ((chosen, site), (other, other_site)):
-            rows = measure_site(where, runs, only=wanted, log=log)
+            reused = [r for r in already or [] if r["page"] in wanted] if mode == chosen else []
+            todo = [page for page in wanted if page not in {r["page"] for r in reused}]
+            rows = reused + (
+                measure_site(where, runs, only=todo, log=log, exact=True) if todo else []
+            )
             measured[mode] = {
                 row["page"]: {
                     "bytes": row["bytes"],
@@ -309,13 +327,18 @@ def main(argv: list[str] | None = None) -> int:
     load_start = os.getloadavg()[0]
     chrome = chromium_path()
     previous: dict = {}
-    if args.out.is_file() and args.only:
-        # a partial run updates the pages it measures and keeps the others' scores
+    if args.out.is_file():
+        # a partial run (--only) updates the pages it measures and keeps the others' scores;
+        # any run keeps the committed formula comparison unless it measures a new one
         previous = results_file.load_lighthouse(args.out)
     built = set(site_pages(args.site))
 
     def write(measured: list[dict], math_comparison: dict | None = None) -> list[dict]:
-        kept = {row["page"]: row for row in previous.get("pages", []) if row["page"] in built}
+        kept = {
+            row["page"]: row
+            for row in (previous.get("pages", []) if args.only else [])
+            if row["page"] in built
+        }
         kept.update({row["page"]: row for row in measured})
         pages = [kept[rel] for rel in sorted(kept, key=lambda r: (r.removeprefix("zh/"), r))]
         results = {
@@ -351,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # written after every page, so an interrupted run keeps what it measured
     measured = measure_site(args.site, args.runs, args.only, on_row=write)
-    pages = write(measured, compare_math(args.site, args.runs) if args.compare_math else None)
+    comparison = compare_math(args.site, args.runs, already=measured) if args.compare_math else None
+    pages = write(measured, comparison)
     below = [
         f"{row['page'] or '(home)'} {key} {row['scores'][key]}"
         for row in pages
