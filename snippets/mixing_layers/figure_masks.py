@@ -31,7 +31,12 @@ def masks(n: int = 16, size: int = 4) -> list[torch.Tensor]:
 
 
 def draw_masks(lang: str = "en") -> None:
-    labels = LABELS[lang]
+    # Chinese labels need the CJK font named as a fallback family
+    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
+        _draw(LABELS[lang], FILES[lang])
+
+
+def _draw(labels: dict, path: str) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(9.0, 3.3), layout="constrained")
     for ax, mask, title in zip(axes, masks(), labels["titles"], strict=True):
         ax.imshow(mask.float(), cmap=ListedColormap(["#f2f2f2", "#4c72b0"]), vmin=0, vmax=1)
@@ -43,7 +48,7 @@ def draw_masks(lang: str = "en") -> None:
         for side in ("left", "bottom"):
             ax.spines[side].set_visible(False)
     axes[0].set_ylabel(labels["query"], fontsize=9)
-    fig.savefig(FILES[lang])
+    fig.savefig(path)
     plt.close(fig)
 
 

@@ -40,7 +40,12 @@ def curves():
 
 
 def draw_memory(lang: str = "en") -> None:
-    labels = LABELS[lang]
+    # Chinese labels need the CJK font named as a fallback family
+    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
+        _draw(LABELS[lang], FILES[lang])
+
+
+def _draw(labels: dict, path: str) -> None:
     tokens, lines = curves()
     fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
     styles = [(":", "#8fb3de"), ("--", "#4c72b0"), ("-", "#4c72b0"), ("-", "#dd8452")]
@@ -51,7 +56,7 @@ def draw_memory(lang: str = "en") -> None:
     ax.set_xlabel(labels["tokens"])
     ax.set_ylabel(labels["memory"])
     ax.legend(frameon=False, fontsize=9)
-    fig.savefig(FILES[lang])
+    fig.savefig(path)
     plt.close(fig)
 
 

@@ -150,16 +150,22 @@ def show_scores(lang: str = "en") -> None:
 
 # --8<-- [start:exercise_memory]
 GPT_OSS_120B = {"layers": 36, "global_layers": 18, "kv_heads": 8, "head_dim": 64, "window": 128}
-local, global_ = kv_bytes(131072, GPT_OSS_120B)
-dense = sum(kv_bytes(131072, GPT_OSS_120B, all_global=True))
-print(f"{local / 2**20:.1f} MiB + {global_ / 2**30:.2f} GiB / {dense / 2**30:.2f} GiB"
-      f" = {(local + global_) / dense:.1%}")  # fmt: skip
+windowed, full = kv_bytes(131072, GPT_OSS_120B)
+every_layer = sum(kv_bytes(131072, GPT_OSS_120B, all_global=True))
+print(f"{windowed / 2**20:.1f} MiB + {full / 2**30:.2f} GiB / {every_layer / 2**30:.2f} GiB"
+      f" = {(windowed + full) / every_layer:.1%}")  # fmt: skip
 # --8<-- [end:exercise_memory]
 
 # --8<-- [start:exercise_temperature]
 scales = temperature(torch.arange(20000))
 first = int((scales > 1).nonzero()[0])
 print(first, round(temperature(torch.tensor(1048575)).item(), 4))
+
+# Scout: pairs with a wavelength above 8192 tokens turn less than a circle within a chunk,
+# and less than 1/16 of one once divided by 16
+inv_freq = posenc.default_inv_freq(128, 500000.0)
+slow = inv_freq[2 * math.pi / inv_freq > 8192]
+assert (slow * 8191 < 2 * math.pi).all() and (slow / 16 * 8191 < 2 * math.pi / 16).all()
 # --8<-- [end:exercise_temperature]
 
 if __name__ == "__main__":

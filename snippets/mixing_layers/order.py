@@ -124,7 +124,7 @@ assert gap[True] > 0.1 and gap[False] < 1e-5
 # --8<-- [end:mistake_nope]
 
 # --8<-- [start:exercise]
-kinds = [local] * 3 + [nope]
+kinds = ["local"] * 3 + ["nope"]
 one, two = run(a_first, kinds, layers, True), run(b_first, kinds, layers, True)
 b_one, b_two = slice(86, 92), slice(40, 46)  # where B sits in each order
 at_b = (one[b_one] - two[b_two]).abs().max().item()
