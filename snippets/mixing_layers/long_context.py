@@ -67,7 +67,7 @@ def show_yarn(lang: str = "en") -> None:
                f"attention_factor {factor:.4f}: logits x {factor**2:.4f}, in every layer"],
         "zh": [f"32 对维度：{kept} 对不变，{divided} 对除以 32，{32 - kept - divided} 对在两者之间",
                f"128 个 token 的窗口内，角度最多改变 {change:.2f} rad",
-               f"attention_factor {factor:.4f}：每一层的 logits 都乘以 {factor**2:.4f}"],
+               f"attention_factor {factor:.4f}：每一层的注意力分数都乘以 {factor**2:.4f}"],
     }[lang]  # fmt: skip
     print("\n".join(lines))
 
