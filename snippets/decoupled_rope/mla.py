@@ -178,11 +178,12 @@ for part in right:
 # --8<-- [end:mistake_temperature]
 
 # --8<-- [start:exercise]
-deepseek_v2 = dict(deepseek_v3, mscale=0.707, mscale_all_dim=0.707)  # DeepSeek-V2's config.json
-_, v2_factor = posenc.rope_inv_freq(64, scaling=deepseek_v2)
-print("cos/sin factor:", v2_factor)
-print(f"temperature: {yarn_mscale(40, 0.707):.4f}^2 = {yarn_mscale(40, 0.707) ** 2:.4f}")
-print(f"softmax scale: {softmax_scale(deepseek_v2):.4f}")
-lite = cache_per_token(heads=16)  # DeepSeek-V2-Lite: 16 heads, 27 layers
-print(lite["MLA"] * 27 * 2, "bytes per token, MHA:", lite["MHA"] * 27 * 2)
+lite = cache_per_token(heads=16)  # DeepSeek-V2-Lite: 16 heads of 128, 27 layers
+print("V2-Lite bytes per token:", lite["MLA"] * 27 * 2, "MHA:", lite["MHA"] * 27 * 2)
+v3 = cache_per_token()  # DeepSeek-V3: 128 heads, 61 layers
+tokens = 128 * 1024
+for name in ("MLA", "GQA", "MHA"):
+    gib = v3[name] * 61 * 2 * tokens / 2**30
+    print(f"V3, {tokens} tokens, {name}: {gib:.1f} GiB")
+assert lite["MHA"] / lite["MLA"] == 2 * 16 * 128 / 576  # 7.1 times less
 # --8<-- [end:exercise]
