@@ -15,6 +15,7 @@ import pytest
 import torch
 import transformers
 from transformers import masking_utils
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from transformers.models.cohere2 import modeling_cohere2
 from transformers.models.gpt_oss import modeling_gpt_oss
 from transformers.models.llama4 import modeling_llama4
@@ -90,6 +91,62 @@ def test_no_rope_layers_one_means_rope():
     config = transformers.SmolLM3Config(num_hidden_layers=4, no_rope_layers=[1, 0, 1, 1])
     model = quietly(lambda: transformers.SmolLM3ForCausalLM(config))
     assert [layer.self_attn.use_rope for layer in model.model.layers] == [1, 0, 1, 1]
+    config = transformers.Llama4TextConfig(num_hidden_layers=8, hidden_size=32,
+                                           num_attention_heads=2, head_dim=16)  # fmt: skip
+    use_rope = [
+        bool(modeling_llama4.Llama4TextAttention(config, layer_idx=i).use_rope) for i in range(8)
+    ]
+    assert use_rope == [True, True, True, False] * 2  # default interval 4: layers 3 and 7 NoPE
+    # and the NoPE layers are the global ones, the RoPE layers the chunked ones
+    assert config.layer_types == (["chunked_attention"] * 3 + ["full_attention"]) * 2
+
+
+def test_cohere2_pairs_adjacent_dimensions():
+    # Command R7B rotates (x[2i], x[2i+1]) as one complex number by p * theta_i (the
+    # interleaved layout), not (x[i], x[i + d/2]) as Llama does
+    config = transformers.Cohere2Config(hidden_size=64, num_attention_heads=4, rope_theta=50000)
+    rotary = modeling_cohere2.Cohere2RotaryEmbedding(config)
+    torch.manual_seed(0)
+    q = torch.randn(1, 1, 5, 16)
+    positions = torch.arange(5)[None]
+    cos, sin = rotary(q, positions)
+    rotated, _ = modeling_cohere2.apply_rotary_pos_emb(q, q, cos, sin)
+    theta = 50000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
+    turn = torch.polar(torch.ones(5, 8, dtype=torch.float64), positions[0, :, None] * theta)
+    pairs = torch.view_as_complex(q.double().reshape(1, 1, 5, 8, 2).contiguous())
+    expected = torch.view_as_real(pairs * turn).reshape(1, 1, 5, 16)
+    torch.testing.assert_close(rotated.double(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_cohere2_output_does_not_depend_on_max_position_embeddings():
+    # Command R7B's config.json says 8192 for a model documented at 128K: neither the
+    # windowed RoPE layers nor the NoPE layers read the number
+    def logits(max_positions: int) -> torch.Tensor:
+        config = transformers.Cohere2Config(
+            vocab_size=64, hidden_size=32, intermediate_size=32, num_attention_heads=2,
+            num_hidden_layers=4, sliding_window=4, max_position_embeddings=max_positions,
+            pad_token_id=0, bos_token_id=1, eos_token_id=2,
+        )  # fmt: skip
+        torch.manual_seed(0)
+        model = quietly(lambda: transformers.Cohere2ForCausalLM(config).eval())
+        with torch.no_grad():
+            return model(torch.arange(3, 43)[None] % 60 + 3).logits
+
+    torch.testing.assert_close(logits(8), logits(131072), rtol=0, atol=0)
+
+
+def test_scout_scaling_is_a_step_at_8192_tokens():
+    # llama3 rule with low_freq_factor = high_freq_factor = 1 and original length 8192 (Meta's
+    # apply_scaling for Scout): no blended band, slow pairs divided by 16, fast pairs kept
+    config = quietly(lambda: transformers.Llama4TextConfig(rope_parameters={
+        "rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192, "rope_theta": 500000.0}))  # fmt: skip
+    scaled, _ = quietly(lambda: ROPE_INIT_FUNCTIONS["llama3"](config, "cpu"))
+    plain = 1.0 / 500000.0 ** (torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    slow = 2 * math.pi / plain > 8192
+    torch.testing.assert_close(scaled.double()[~slow], plain[~slow], rtol=1e-6, atol=0)
+    torch.testing.assert_close(scaled.double()[slow], plain[slow] / 16, rtol=1e-6, atol=0)
+    assert 0 < int(slow.sum()) < 64
 
 
 def transformers_mask(kind: str, n: int, size: int) -> torch.Tensor:
