@@ -1,0 +1,120 @@
+"""The notebooks in docs/notebooks/: each runs top to bottom within the time a reader is promised,
+is committed executed, tells the reader how to install what it imports, is linked from the
+chapter it accompanies (both languages), and its Chinese twin's text cells follow the rules
+`tools.zh_text` applies to the Chinese pages. The built pages (rendered, not raw JSON, with a
+download link) are checked by tests/site/test_site.py; here only that every notebook has one in
+each language.
+
+The mkdocs build executes every notebook too (mkdocs-jupyter, ``execute: true``), but it caches
+by content and does not time them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tools import layout, zh_text
+
+DOCS = layout.DOCS
+NOTEBOOKS = sorted(p for p in (DOCS / "notebooks").glob("*.ipynb") if ".zh." not in p.name)
+ALL_NOTEBOOKS = sorted((DOCS / "notebooks").glob("*.ipynb"))
+BUDGET_S = 60  # "runs top to bottom on a laptop CPU in under a minute" (kernel start included)
+
+# the chapter each notebook accompanies
+CHAPTER = {
+    "rope-playground": "chapters/05-rope",
+    "alibi": "chapters/06-alibi",
+    "length-extrapolation": "chapters/07-length-extrapolation",
+}
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def test_every_notebook_accompanies_a_chapter() -> None:
+    assert {p.stem for p in NOTEBOOKS} == set(CHAPTER)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ALL_NOTEBOOKS, ids=[p.name for p in ALL_NOTEBOOKS])
+def test_notebook_runs_top_to_bottom(notebook: Path, tmp_path: Path) -> None:
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.read(notebook, as_version=4)
+    client = nbclient.NotebookClient(
+        nb, timeout=2 * BUDGET_S, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
+    )
+    start = time.perf_counter()
+    client.execute()  # raises CellExecutionError on the first failing cell (an assert included)
+    elapsed = time.perf_counter() - start
+    assert elapsed < BUDGET_S, f"{notebook.name} took {elapsed:.0f} s (budget {BUDGET_S} s)"
+
+
+@pytest.mark.parametrize("notebook", ALL_NOTEBOOKS, ids=[p.name for p in ALL_NOTEBOOKS])
+def test_notebook_is_committed_executed(notebook: Path) -> None:
+    """Outputs stored, cells run in order from the top, no error output: a downloaded notebook
+    shows what running it prints."""
+    code = [cell for cell in _cells(notebook) if cell["cell_type"] == "code"]
+    assert [cell["execution_count"] for cell in code] == list(range(1, len(code) + 1))
+    outputs = [output for cell in code for output in cell["outputs"]]
+    assert outputs, "no stored output"
+    assert not [o for o in outputs if o["output_type"] == "error"]
+
+
+@pytest.mark.parametrize("notebook", ALL_NOTEBOOKS, ids=[p.name for p in ALL_NOTEBOOKS])
+def test_notebook_says_how_to_run_it(notebook: Path) -> None:
+    first = _source(_cells(notebook)[0])
+    assert "pip install -e ." in first and "https://github.com/posenc/posenc" in first
+    code = "".join(_source(cell) for cell in _cells(notebook) if cell["cell_type"] == "code")
+    assert "import posenc" in code
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_links_its_notebook(notebook: Path, lang: str) -> None:
+    chapter = DOCS / (CHAPTER[notebook.stem] + (".md" if lang == "en" else ".zh.md"))
+    assert f"../notebooks/{notebook.name})" in chapter.read_text(encoding="utf-8"), chapter.name
+
+
+@pytest.mark.parametrize(
+    "notebook",
+    [p for p in ALL_NOTEBOOKS if layout.language_of(p) == "zh"],
+    ids=lambda p: p.name,
+)
+def test_chinese_text_cells_follow_the_zh_rules(notebook: Path) -> None:
+    """tools.zh_text reads .zh.md pages only: the same checks on each Markdown cell."""
+    found = []
+    for number, cell in enumerate(_cells(notebook), 1):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = _source(cell)
+        if zh_text.fix_text(text) != text:
+            found.append(f"cell {number}: punctuation or line breaks that zh_text --fix changes")
+        for line, message in zh_text.problems(text):
+            found.append(f"cell {number}, line {line}: {message}")
+    assert not found, "\n".join(found)
+
+
+SITE = layout.site_dir()
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("prefix", ["", "zh/"])
+def test_notebook_is_built_in_both_languages(notebook: Path, prefix: str) -> None:
+    if not (SITE / "index.html").exists():
+        pytest.skip("the site is not built")
+    page = SITE / f"{prefix}notebooks/{notebook.stem}/index.html"
+    assert page.is_file(), page
+    html = page.read_text(encoding="utf-8")
+    assert "jp-OutputArea" in html and not re.search(r'"nbformat":\s*4', html)
