@@ -54,8 +54,8 @@ METRICS = {  # Lighthouse audit id -> our key (milliseconds, CLS unitless)
     "speed-index": "si_ms",
 }
 LANGS = ("en", "zh")
-# the formula-heaviest chapters, measured in both formula outputs by --compare-math
-MATH_PAGES = ("chapters/05-rope/", "chapters/07-length-extrapolation/")
+# how many formula-heaviest English chapters --compare-math measures in both formula outputs
+MATH_PAGES = 2
 
 
 # ── The site's pages ────────────────────────────────────────────────────────
@@ -108,6 +108,18 @@ def formula_bytes(text: str) -> int:
         total += len(text[start.start() : end].encode("utf-8"))
         pos = max(end, start.end())
     return total
+
+
+def math_pages(site: Path, count: int = MATH_PAGES) -> list[str]:
+    """The ``count`` English chapters of a built site with the most formula bytes, heaviest
+    first."""
+    chapters = [
+        rel for rel in site_pages(site) if page_kind(rel) == "chapter" and page_lang(rel) == "en"
+    ]
+    weight = {
+        rel: formula_bytes((site / rel / "index.html").read_text("utf-8")) for rel in chapters
+    }
+    return sorted(chapters, key=lambda rel: (-weight[rel], rel))[:count]
 
 
 def page_bytes(site: Path, rel: str) -> dict[str, int]:
@@ -283,7 +295,7 @@ def compare_math(
     (this run's measurements of ``site``) are reused instead of measured again."""
     chosen = katex.output_mode()
     other = "katex-html" if chosen != "katex-html" else katex.DEFAULT_OUTPUT
-    wanted = list(MATH_PAGES)
+    wanted = math_pages(site)
     measured: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         other_site = Path(tmp) / "site"
