@@ -146,11 +146,13 @@ test-chapter: install  ## one chapter: its code blocks, snippets, tests: make te
 	  -k "$$slug or $$folder or $$(basename $$tests .py)" $(PYTEST_ARGS)
 
 .PHONY: experiment experiment-quick
-experiment: install  ## chapter 8's experiment, full profile (1 CPU thread, ~4 min CPU): results/full.json
-	@$(PY) -m experiments.extrapolation.train
+experiment: install  ## chapter 8's experiment, full profile: results/full.json (seed 0, ~4 min CPU), results/seeds.json (3 seeds + passkey, est. 20-40 min CPU; JOBS=n in parallel)
+	@nice -n 10 $(PY) -m experiments.extrapolation.train
+	@nice -n 10 $(PY) -m experiments.extrapolation.seeds --jobs $(or $(JOBS),1)
 
-experiment-quick: install  ## the same experiment in seconds (pipeline check): results/quick.json
+experiment-quick: install  ## the same experiment in seconds (pipeline check): results/quick.json, results/seeds-quick.json
 	@$(PY) -m experiments.extrapolation.train --quick
+	@$(PY) -m experiments.extrapolation.seeds --quick
 
 clean:  ## remove the built site, figures and caches (keeps .venv and node_modules)
 	rm -rf site docs/figures .cache .pytest_cache

@@ -66,14 +66,16 @@ def learning_rate(step: int, steps: int, peak: float) -> float:
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))  # cosine to 10 %
 
 
-def train(method: str, train_ids: torch.Tensor, cfg: dict) -> tuple[TinyLM, list[float]]:
-    torch.manual_seed(SEED)  # same initial weights (where shapes agree) for every method
+def train(
+    method: str, train_ids: torch.Tensor, cfg: dict, seed: int = SEED
+) -> tuple[TinyLM, list[float]]:
+    torch.manual_seed(seed)  # same initial weights (where shapes agree) for every method
     model = TinyLM(
         method, vocab=len(ALPHABET), dim=cfg["dim"], heads=cfg["heads"], layers=cfg["layers"],
         train_len=TRAIN_LEN,
     )  # fmt: skip
     opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=0.01)
-    data_rng = torch.Generator().manual_seed(SEED)  # same batches for every method
+    data_rng = torch.Generator().manual_seed(seed)  # same batches for every method
     losses = []
     for step in range(cfg["steps"]):
         start = torch.randint(

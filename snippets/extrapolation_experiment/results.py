@@ -1,5 +1,8 @@
 """Chapter "A trained extrapolation experiment": read the committed results and print them.
 
+Functions named ``show_*`` print with labels in the reader's language (``lang="en"`` or
+``"zh"``); each page calls them in a one-line block.
+
 Run it from the repository: python snippets/extrapolation_experiment/results.py
 """
 
@@ -8,42 +11,63 @@ from experiments.extrapolation.results import LABELS, load
 
 report = load("full")  # experiments/extrapolation/results/full.json, checked against its schema
 config, hardware = report["config"], report["hardware"]
-print(
-    f"profile {report['profile']}: {config['layers']} layers, width {config['dim']}, "
-    f"{config['heads']} heads, {config['steps']} steps of {config['batch']} x "
-    f"{config['train_len']} characters"
-)
-print(f"hardware: {hardware['cpu']}, {hardware['threads']} thread(s)")
-print(
-    f"took {report['wall_seconds'] / 60:.1f} min wall clock, "
-    f"{report['cpu_seconds'] / 60:.1f} min of CPU time"
-)
+TEXT = {
+    "en": {
+        "profile": "profile {p}: {layers} layers, width {dim}, {heads} heads, {steps} steps of "
+        "{batch} x {train_len} characters, seed {seed}",
+        "hardware": "hardware: {cpu}, {threads} thread(s)",
+        "took": "took {wall:.1f} min wall clock, {cpu:.1f} min of CPU time",
+    },
+    "zh": {
+        "profile": "配置 {p}：{layers} 层，宽度 {dim}，{heads} 个头，训练 {steps} 步，"
+        "每步 {batch} 条 × {train_len} 个字符，随机种子 {seed}",
+        "hardware": "硬件：{cpu}，{threads} 个线程",
+        "took": "墙钟时间 {wall:.1f} 分钟，CPU 时间 {cpu:.1f} 分钟",
+    },
+}
+
+
+def show_run(lang="en"):
+    text = TEXT[lang]
+    print(text["profile"].format(p=report["profile"], **config))
+    print(text["hardware"].format(**hardware))
+    print(text["took"].format(wall=report["wall_seconds"] / 60, cpu=report["cpu_seconds"] / 60))
+
+
 # --8<-- [end:load]
 
 # --8<-- [start:table]
-NAMES = LABELS  # display name of each method, from the results module
+NAMES = {
+    "en": LABELS,  # display name of each method, from the results module
+    "zh": LABELS
+    | {"nope": "无（NoPE）", "sinusoidal": "正弦", "learned": "可学习", "t5": "T5 偏置"},
+}
+HEADER = {"en": "method", "zh": "方法"}
 
 
-def perplexity_table(results, key="perplexity"):
-    lengths = report["config"]["eval_lengths"]
-    lines = ["| method       | " + " | ".join(f"{n:>6}" for n in lengths) + " |"]
-    lines.append("|--------------|" + "|".join("-------:" for _ in lengths) + "|")
-    for name, label in NAMES.items():
-        row = results[name][key]
-        cells = [("   n/a" if row[str(n)] is None else f"{row[str(n)]:6.2f}") for n in lengths]
-        lines.append(f"| {label:<12} | " + " | ".join(cells) + " |")
+def rows(lang, lengths, cell, width):
+    """A table: a row per method, a column per length; ``cell(name, length)`` is its text."""
+    lines = [f"| {HEADER[lang]:<12} | " + " | ".join(f"{n:>{width}}" for n in lengths) + " |"]
+    lines.append("|--------------|" + "|".join("-" * (width + 1) + ":" for _ in lengths) + "|")
+    for name, label in NAMES[lang].items():
+        cells = [cell(name, n) for n in lengths]
+        lines.append(f"| {label:<12} | " + " | ".join(f"{c:>{width}}" for c in cells) + " |")
     return "\n".join(lines)
 
 
-print(perplexity_table(report["results"]))
-# --8<-- [end:table]
+def show_perplexity(lang="en", key="perplexity"):
+    def cell(name, length):
+        value = report["results"][name][key][str(length)]
+        return "n/a" if value is None else f"{value:.2f}"
 
-# --8<-- [start:beyond]
-print(perplexity_table(report["results"], key="perplexity_beyond_128"))
-# --8<-- [end:beyond]
+    print(rows(lang, config["eval_lengths"], cell, 6))
+
+
+# --8<-- [end:table]
 
 # --8<-- [start:claims]
 results = report["results"]
+usable = [n for n in LABELS if results[n]["perplexity"]["1024"] is not None]
 
 
 def ppl(name, length):
@@ -55,11 +79,13 @@ def growth(name):
     return ppl(name, 1024) / ppl(name, 128)
 
 
-for name in ("nope", "sinusoidal", "t5", "rope", "rope+pi", "rope+ntk", "rope+yarn", "alibi"):
-    print(f"{NAMES[name]:<12} x{growth(name):.2f}")
-usable = [n for n in NAMES if ppl(n, 1024) is not None]
-print("best at 128: ", NAMES[min(usable, key=lambda n: ppl(n, 128))])
-print("best at 1024:", NAMES[min(usable, key=lambda n: ppl(n, 1024))])
+def show_growth(lang="en"):
+    for name in usable:
+        print(f"{NAMES[lang][name]:<12} x{growth(name):.2f}")
+    best = {"en": ("best at 128:  ", "best at 1024: "), "zh": ("128 处最好：", "1024 处最好：")}
+    print(best[lang][0] + NAMES[lang][min(usable, key=lambda n: ppl(n, 128))])
+    print(best[lang][1] + NAMES[lang][min(usable, key=lambda n: ppl(n, 1024))])
+
 
 # The reading on the page rests on these:
 assert growth("alibi") < 1.05  # ALiBi: flat
@@ -70,14 +96,61 @@ assert ppl("rope+pi", 256) > ppl("rope", 256)  # PI without fine-tuning: worse a
 assert growth("sinusoidal") > growth("nope")  # a fixed absolute code hurts more than none
 assert ppl("nope", 128) > ppl("rope", 128)  # ... but no code at all costs at every length
 assert growth("nope") == min(growth(n) for n in usable if n != "alibi")  # least, after ALiBi
-assert ppl("nope", 128) == max(ppl(n, 128) for n in NAMES)  # ... and the weakest at 128
+assert ppl("nope", 128) == max(ppl(n, 128) for n in LABELS)  # ... and the weakest at 128
 assert growth("t5") < growth("rope+yarn")  # T5 degrades more slowly than any RoPE variant
 # --8<-- [end:claims]
+
+# --8<-- [start:seeds]
+from experiments.extrapolation.results import committed_seeds, spread
+
+seeds = committed_seeds()  # results/seeds.json, or the quick profile until that is committed
+SEEDS_TEXT = {
+    "en": {
+        "quick": "profile quick: a pipeline check ({layers} layer(s), width {dim}, {steps} steps), "
+        "seeds {seeds}; these numbers measure nothing",
+        "full": "profile full: the models above, seeds {seeds}",
+        "passkey": "passkey fine-tuning: {steps} steps of {batch} x {n} characters, "
+        "{examples} examples per depth and length, chance {chance:g}",
+        "took": "took {wall:.1f} min wall clock, {cpu:.1f} min of CPU time",
+    },
+    "zh": {
+        "quick": "配置 quick：只检查流程能否跑通（{layers} 层，宽度 {dim}，{steps} 步），"
+        "随机种子 {seeds}；这些数字不说明任何问题",
+        "full": "配置 full：即上面的模型，随机种子 {seeds}",
+        "passkey": "passkey 微调：{steps} 步，每步 {batch} 条 × {n} 个字符；"
+        "每个深度、每个长度 {examples} 个样例；随机猜中的概率 {chance:g}",
+        "took": "墙钟时间 {wall:.1f} 分钟，CPU 时间 {cpu:.1f} 分钟",
+    },
+}
+
+
+def show_seeds(lang="en"):
+    text, ret = SEEDS_TEXT[lang], seeds["config"]["retrieval"]
+    print(text[seeds["profile"]].format(seeds=seeds["config"]["seeds"], **seeds["config"]["lm"]))
+    print(text["passkey"].format(n=seeds["config"]["train_len"], **ret))
+    print(text["took"].format(wall=seeds["wall_seconds"] / 60, cpu=seeds["cpu_seconds"] / 60))
+
+
+def show_spread(lang="en", key="perplexity"):
+    """Mean over the seeds, and the lowest and highest seed in brackets."""
+
+    def cell(name, length):
+        s = spread(seeds, name, length, key)
+        if s is None:
+            return "n/a"
+        if key == "retrieval":  # percent of passkeys found
+            return f"{100 * s[0]:.0f} ({100 * s[1]:.0f}–{100 * s[2]:.0f})"
+        return f"{s[0]:.2f} ({s[1]:.2f}–{s[2]:.2f})"
+
+    print(rows(lang, seeds["config"]["eval_lengths"], cell, 19))
+
+
+# --8<-- [end:seeds]
 
 # --8<-- [start:exercise]
 best_128 = min(ppl(n, 128) for n in usable)
 print(f"best at 128: {best_128:.2f}")
 for name in usable:
     if ppl(name, 1024) <= 1.2 * best_128:
-        print(f"{NAMES[name]:<12} {ppl(name, 1024):.2f} (+{ppl(name, 1024) / best_128 - 1:.0%})")
+        print(f"{LABELS[name]:<12} {ppl(name, 1024):.2f} (+{ppl(name, 1024) / best_128 - 1:.0%})")
 # --8<-- [end:exercise]

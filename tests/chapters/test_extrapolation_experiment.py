@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import posenc
-from experiments.extrapolation import corpus, model, train
+from experiments.extrapolation import corpus, model, retrieval, seeds, train
 from experiments.extrapolation import results as results_file
 
 ALL_NAMES = {
@@ -118,3 +118,119 @@ def test_t5_distances_past_training_share_a_trained_bucket():
         distances, bidirectional=False, num_buckets=32, max_distance=128
     )
     assert buckets.tolist()[1:] == [31, 31, 31, 31] and buckets[0] < 31
+
+
+# -- several seeds and passkey retrieval (experiments/extrapolation/seeds.py, retrieval.py) -------
+
+
+@pytest.fixture(scope="module")
+def quick_seeds(tmp_path_factory):
+    threads = torch.get_num_threads()
+    try:
+        folder = tmp_path_factory.mktemp("seeds")
+        out = folder / "seeds-quick.json"
+        report = seeds.main(["--quick", "--out", str(out), "--runs", str(folder / "runs")])
+        return report, json.loads(out.read_text()), folder
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_quick_seeds_profile_runs_end_to_end(quick_seeds):
+    report, written, folder = quick_seeds
+    assert written == json.loads(json.dumps(report))  # the file holds what run() returned
+    results_file.validate_seeds(written)
+    assert written["profile"] == "quick" and len(written["config"]["seeds"]) >= 2
+    for name, by_seed in written["runs"].items():
+        for run in by_seed.values():
+            for length in ("128", "256", "512", "1024"):
+                ppl, accuracy = run["perplexity"][length], run["retrieval"][length]
+                if name == "learned" and length != "128":
+                    assert ppl is None and accuracy is None  # no table row past position 127
+                else:
+                    assert math.isfinite(ppl) and 1 < ppl < len(corpus.ALPHABET) * 2
+                    assert 0 <= accuracy <= 1
+    # a second run reuses the kept jobs: same numbers, no training
+    again = seeds.main(
+        ["--quick", "--out", str(folder / "again.json"), "--runs", str(folder / "runs")]
+    )
+    assert again["runs"] == report["runs"] and again["wall_seconds"] < report["wall_seconds"]
+
+
+def test_seed_changes_the_model_and_seed_0_is_train_py_s(quick_seeds):
+    """Seed 0 of the seeds run is the model of train.py (same perplexities); another seed is a
+    different model."""
+    runs = quick_seeds[1]["runs"]
+    assert runs["rope"]["0"]["perplexity"] != runs["rope"]["1"]["perplexity"]
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        train_ids, valid_ids = corpus.load_splits()
+        cfg = train.PROFILES["quick"]
+        lm, _ = train.train("alibi", train_ids, cfg)
+        ppl = train.evaluate(lm, valid_ids, 256, cfg["eval_tokens"])["all"]
+    finally:
+        torch.set_num_threads(threads)
+    assert round(ppl, 4) == runs["alibi"]["0"]["perplexity"]["256"]
+
+
+def test_passkey_examples_hide_the_needle_at_the_asked_depth():
+    train_ids, _ = corpus.load_splits()
+    generator = torch.Generator().manual_seed(0)
+    depths = torch.tensor([0.0, 0.5, 1.0])
+    inputs, digits = retrieval.batch(train_ids, 128, depths, generator)
+    assert inputs.shape == (3, 128) and digits.shape == (3, retrieval.DIGITS)
+    for row, answer, depth in zip(inputs, digits, depths.tolist(), strict=True):
+        marks = (row == retrieval.MARK_ID).nonzero().flatten().tolist()
+        assert len(marks) == 2 and marks[1] == 128 - retrieval.DIGITS  # needle and question
+        needle = marks[0]
+        assert row[needle + 1 : needle + 1 + retrieval.DIGITS].tolist() == answer.tolist()
+        assert row[-(retrieval.DIGITS - 1) :].tolist() == answer[:-1].tolist()  # teacher forcing
+        # depth 0: at the start; depth 1: the needle ends right before the question
+        assert needle == round(depth * (128 + 1 - 2 * retrieval.NEEDLE))
+
+
+class _Copier(torch.nn.Module):
+    """Predicts, after the question mark and each answer digit, the character that followed
+    the same context earlier in the window: what an induction head does, by hand."""
+
+    def forward(self, ids):
+        logits = torch.zeros(*ids.shape, len(corpus.ALPHABET))
+        for b, row in enumerate(ids.tolist()):
+            needle = row.index(retrieval.MARK_ID)
+            question = len(row) - retrieval.DIGITS
+            for i in range(retrieval.DIGITS):
+                logits[b, question + i, row[needle + 1 + i]] = 1.0
+        return logits
+
+
+class _Guesser(torch.nn.Module):
+    """Always answers 0000: what a model that ignores the needle can do."""
+
+    def forward(self, ids):
+        logits = torch.zeros(*ids.shape, len(corpus.ALPHABET))
+        logits[..., int(retrieval.DIGIT_IDS[0])] = 1.0
+        return logits
+
+
+def test_passkey_score_is_one_for_a_copier_and_near_chance_without_the_needle():
+    _, valid_ids = corpus.load_splits()
+    for length in (128, 1024):
+        assert retrieval.evaluate(_Copier(), valid_ids, length, 8)["accuracy"] == 1.0
+        assert retrieval.evaluate(_Guesser(), valid_ids, length, 8)["accuracy"] < 0.05
+
+
+def test_committed_seeds_results_match_the_code():
+    """The chapter shows results/seeds.json, or the quick profile until that is committed; the
+    file's settings are the code's, and the full profile has at least three seeds."""
+    report = results_file.committed_seeds()  # checks the schema
+    profile = report["profile"]
+    assert report["config"]["lm"] == train.PROFILES[profile]  # the same models as train.py
+    assert report["config"]["seeds"] == list(seeds.PROFILES[profile]["seeds"])
+    assert report["config"]["retrieval"]["chance"] == 10.0**-retrieval.DIGITS
+    if profile == "full":
+        assert len(report["config"]["seeds"]) >= 3
+        # the premise of the passkey table: at the training length every model (every seed)
+        # has learned the task, far above chance; otherwise longer inputs compare nothing
+        for name in results_file.LABELS:
+            for run in report["runs"][name].values():
+                assert run["retrieval"]["128"] >= 0.5
