@@ -1,17 +1,22 @@
-"""Figures: perplexity and passkey retrieval against input length, one line per position
-method: the mean over the seeds, with a bar from the lowest to the highest seed.
+"""Figures: perplexity against evaluation length for seed 0 (results/full.json), then
+perplexity and passkey retrieval over the seeds (results/seeds.json, or the quick profile until
+that is committed): one line per position method, the mean over the seeds, with a bar from the
+lowest to the highest seed.
 
-Reads the committed results of experiments/extrapolation (results/seeds.json). Each figure is
-saved twice with the same data: <name>.svg (English labels) and <name>.zh.svg (Chinese labels).
+Each figure is saved twice with the same data: <name>.svg (English labels) and <name>.zh.svg
+(Chinese labels).
 """
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import NullFormatter
 
-from experiments.extrapolation.results import LABELS, committed_seeds, spread
+from experiments.extrapolation.results import LABELS, committed_seeds, load, spread
 
 FILES = {  # (figure, language) -> file
     ("perplexity", "en"): "extrapolation-experiment-perplexity.svg",
     ("perplexity", "zh"): "extrapolation-experiment-perplexity.zh.svg",
+    ("seeds", "en"): "extrapolation-experiment-seeds.svg",
+    ("seeds", "zh"): "extrapolation-experiment-seeds.zh.svg",
     ("retrieval", "en"): "extrapolation-experiment-retrieval.svg",
     ("retrieval", "zh"): "extrapolation-experiment-retrieval.zh.svg",
 }
@@ -54,58 +59,80 @@ STYLES = {
 }
 
 
-def draw_lines(ax, report, key, names, scale=1.0):
-    """One line per method (mean over seeds) with min-max bars; methods are nudged sideways so
-    that their bars do not hide each other."""
-    lengths = report["config"]["eval_lengths"]
+def draw_lines(ax, lengths, value, names, scale=1.0):
+    """One line per method; ``value(name, length)`` is (mean, lowest, highest) or None. Bars
+    from lowest to highest where they differ; methods are nudged sideways so that their bars
+    do not hide each other."""
     for i, (name, (color, line)) in enumerate(STYLES.items()):
-        points = [(n, spread(report, name, n, key)) for n in lengths]
+        points = [(n, value(name, n)) for n in lengths]
         points = [(n, s) for n, s in points if s is not None]
         nudge = 1.0 + 0.012 * (i - len(STYLES) / 2)  # on a log-2 axis: a small factor
         xs = [n * nudge for n, _ in points]
         means = [scale * s[0] for _, s in points]
         low = [scale * (s[0] - s[1]) for _, s in points]
         high = [scale * (s[2] - s[0]) for _, s in points]
+        bars = [low, high] if any(low + high) else None
         ax.errorbar(
-            xs, means, yerr=[low, high], fmt=line, color=color, marker="o", ms=3.5, lw=1.3,
+            xs, means, yerr=bars, fmt=line, color=color, marker="o", ms=3.5, lw=1.3,
             capsize=2.5, elinewidth=1, label=names[name],
         )  # fmt: skip
-    ax.axvline(report["config"]["train_len"], color="0.5", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xticks(lengths, [str(n) for n in lengths])
+
+
+def seed_0(report):
+    """value(name, length) for the single run of results/full.json."""
+
+    def value(name, length):
+        v = report["results"][name]["perplexity"][str(length)]
+        return None if v is None else (v, v, v)
+
+    return value
 
 
 def draw(lang="en"):
     # Chinese labels need the CJK font named as a fallback family
     with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        report = committed_seeds()  # the quick profile until results/seeds.json is committed
         text = TEXT[lang]
+        single = load("full")
+        report = committed_seeds()  # the quick profile until results/seeds.json is committed
         seeds = len(report["config"]["seeds"])
-        train_len = report["config"]["train_len"]
-        for key in ("perplexity", "retrieval"):
+        quick = text["quick"] if report["profile"] == "quick" else ""
+        for key in ("perplexity", "seeds", "retrieval"):
             fig, ax = plt.subplots(figsize=(8, 4.4), constrained_layout=True)
-            draw_lines(ax, report, key, text["names"], scale=1 if key == "perplexity" else 100)
+            if key == "perplexity":  # seed 0
+                lengths = single["config"]["eval_lengths"]
+                draw_lines(ax, lengths, seed_0(single), text["names"])
+            else:
+                lengths = report["config"]["eval_lengths"]
+                field = "perplexity" if key == "seeds" else "retrieval"
+                draw_lines(
+                    ax, lengths, lambda name, n, f=field: spread(report, name, n, f),
+                    text["names"], scale=1 if key == "seeds" else 100,
+                )  # fmt: skip
+                ax.set_title(quick + text["bars"].format(n=seeds), fontsize=9, loc="left")
+            ax.axvline(report["config"]["train_len"], color="0.5", lw=0.8)
             ax.text(
-                train_len * 1.04, 0.97, text["train"], color="0.4",
+                report["config"]["train_len"] * 1.04, 0.97, text["train"], color="0.4",
                 transform=ax.get_xaxis_transform(), va="top", fontsize=9,
             )  # fmt: skip
-            if key == "perplexity":
-                ax.set_yscale("log")
-                ax.set_xlabel(text["x"])
-                ax.set_ylabel(text["y"])
-            else:
+            if key == "retrieval":
                 chance = 100 * report["config"]["retrieval"]["chance"]
                 ax.axhline(chance, color="0.3", lw=0.8, ls=":")
                 ax.text(
-                    report["config"]["eval_lengths"][-1], chance + 1.5,
-                    text["chance"].format(c=chance), color="0.3", ha="right", va="bottom",
-                    fontsize=8,
+                    lengths[-1], chance + 1.5, text["chance"].format(c=chance), color="0.3",
+                    ha="right", va="bottom", fontsize=8,
                 )  # fmt: skip
                 ax.set_ylim(-3, 103)
                 ax.set_xlabel(text["input"])
                 ax.set_ylabel(text["retrieved"])
-            quick = text["quick"] if report["profile"] == "quick" else ""
-            ax.set_title(quick + text["bars"].format(n=seeds), fontsize=9, loc="left")
+            else:
+                ax.set_yscale("log")
+                ticks = [4, 5, 6, 8, 10, 15, 20, 25, 30]
+                ax.set_yticks(ticks, [str(v) for v in ticks])
+                ax.yaxis.set_minor_formatter(NullFormatter())
+                ax.set_xlabel(text["x"])
+                ax.set_ylabel(text["y"])
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
             fig.savefig(FILES[key, lang])
