@@ -16,6 +16,7 @@ import runpy
 import numpy as np
 import pytest
 import torch
+from huggingface_hub.errors import StrictDataclassClassValidationError
 from transformers import (
     GemmaConfig,
     GlmConfig,
@@ -245,9 +246,9 @@ def test_family_defaults_and_rotated_widths() -> None:
     assert int(2048 // 32 * 0.25) == 16 and int(5120 // 32 * 0.25) == 40
 
 
-def test_phi3_longrope_factors_count_rotated_pairs(caplog) -> None:
-    """Phi-4-mini's shape (hidden 3072, 24 heads, p = 0.75): transformers expects 48 LongRoPE
-    factors, rotary_dim / 2, and warns about 64 (head_dim / 2); posenc refuses 64."""
+def test_phi3_longrope_factors_count_rotated_pairs() -> None:
+    """Phi-4-mini's shape (hidden 3072, 24 heads, p = 0.75): transformers' Phi3Config wants 48
+    LongRoPE factors, rotary_dim / 2, and refuses 64 (head_dim / 2)."""
 
     def config(count):
         return Phi3Config(
@@ -258,21 +259,19 @@ def test_phi3_longrope_factors_count_rotated_pairs(caplog) -> None:
                              "original_max_position_embeddings": 4096},
         )  # fmt: skip
 
-    with caplog.at_level("WARNING"):
-        config(48)
-    assert "must have length" not in caplog.text
-    with caplog.at_level("WARNING"):
+    config(48)
+    with pytest.raises(StrictDataclassClassValidationError) as refused:
         config(64)
-    assert "short_factor field must have length 48, got 64" in caplog.text
+    assert isinstance(refused.value.__cause__, ValueError)
+    assert "short_factor field must have length 48, got 64" in str(refused.value.__cause__)
 
 
-def test_default_type_reads_a_partial_factor_as_neox() -> None:
-    """Gemma 4's global dict without rope_type: transformers' default type computes 64
-    frequencies over 128 dimensions (NeoX), not 256 over 512 with zeros."""
-    config = LlamaConfig(hidden_size=512, num_attention_heads=1, head_dim=512,
-                         rope_parameters={"rope_type": "default", "rope_theta": 1e6,
-                                          "partial_rotary_factor": 0.25})  # fmt: skip
-    reference, _ = ROPE_INIT_FUNCTIONS["default"](config, "cpu")
+def test_without_rope_type_a_partial_factor_means_neox() -> None:
+    """Gemma 4's global numbers as a default-type dict: transformers' GPT-NeoX computes 64
+    frequencies over 128 dimensions (not 256 over 512 with zeros), and so does posenc."""
+    config = GPTNeoXConfig(hidden_size=512, num_attention_heads=1, rotary_pct=0.25,
+                           rotary_emb_base=1e6)  # fmt: skip
+    reference, _ = modeling_gpt_neox.GPTNeoXRotaryEmbedding.compute_default_rope_parameters(config)
     ladder = 1e6 ** -(torch.arange(0, 128, 2, dtype=torch.float64) / 128)
     torch.testing.assert_close(reference.double(), ladder)
     ours, _ = posenc.rope_inv_freq(512, scaling={"partial_rotary_factor": 0.25, "rope_theta": 1e6})
