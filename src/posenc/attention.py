@@ -40,6 +40,10 @@ except ImportError:  # torch < 2.5: no FlexAttention, the SDPA path is used
 
 _FLEX_BLOCK = 128  # FlexAttention's default tile: 128 queries by 128 keys
 
+# The smallest head_dim for which inductor's C++ FlexAttention kernel computes q·kᵀ exactly on
+# every x86 CPU; a smaller one that is a multiple of 8 is padded with zeros to it (see _flex).
+_CPU_SAFE_QK_DIM = 24
+
 
 def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> None:
     for name, tensor in (("q", q), ("k", k), ("v", v)):
@@ -157,15 +161,40 @@ def _causal_block_mask(q_len: int, k_len: int, offset: torch.Tensor, device) -> 
     )
 
 
+def _pad_qk_for_cpu(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``q`` and ``k`` with zero columns appended up to 24 when head_dim is 8 or 16, on CPU.
+
+    Works around a bug in torch's C++ FlexAttention kernel (found in torch 2.13, no upstream
+    report found). It computes each tile of scores q·kᵀ with a micro-GEMM
+    (``torch/_inductor/codegen/cpp_micro_gemm.py``, ``CppMicroGemmFP32Vec`` with transposed B,
+    blocks of 16 keys), whose tail kernel for the last ``N < 16`` keys of a tile takes a
+    "first implementation" when ``head_dim % VLEN == 0``, ``N % VLEN == 0`` and
+    ``head_dim < 24``, and that implementation reads and writes a full block of 16 columns, not
+    ``N``. With AVX2 (``VLEN = 8``, CPUs without AVX-512) that is the case for head_dim 8 or 16
+    and a tile of 8 keys mod 16: it writes 8 scores past the last row of the tile. When the
+    tile is the whole per-thread score buffer (``k_len < 128`` and ``k_len % 16 == 8``, e.g.
+    8, 24, 40, or a decoding step at such a length), they land on the softmax's running maxima,
+    sums and output: wrong results, off by ~1, with no error. Zero columns change no dot
+    product (the scale is passed explicitly), and from 24 on the kernel takes its exact path.
+    The copy is O((q_len + k_len)·head_dim), no ``(L, L)`` tensor. CUDA (Triton) is not
+    affected.
+    """
+    head_dim = q.shape[-1]
+    if q.device.type != "cpu" or head_dim % 8 or head_dim >= _CPU_SAFE_QK_DIM:
+        return q, k
+    pad = (0, _CPU_SAFE_QK_DIM - head_dim)
+    return F.pad(q, pad), F.pad(k, pad)
+
+
 def _flex(q, k, v, *, causal, alibi_slopes, scale):
     q_len, k_len = q.shape[2], k.shape[2]
     # The first query's position as a tensor, not a Python int: the compiled kernel would
     # guard on an int captured by score_mod and compile again at every decoding step.
     # (torch.full fills it on the device: no host-to-device copy, no synchronisation)
     offset = torch.full((), k_len - q_len, device=q.device)
-    score_mod = None
+    score_mod = slopes = None
     if alibi_slopes is not None:
-        slopes = alibi_slopes.float()
+        slopes = alibi_slopes.float().view(-1)  # a new tensor object: marked below, not theirs
         if causal:
 
             def score_mod(score, batch, head, q_index, k_index):
@@ -177,10 +206,20 @@ def _flex(q, k, v, *, causal, alibi_slopes, scale):
                 return score - slopes[head] * (k_index - (q_index + offset)).abs()  # −m_h·|j − i|
 
     block_mask = _causal_block_mask(q_len, k_len, offset, q.device) if causal else None
+    q, k = _pad_qk_for_cpu(q, k)
     kwargs = {"score_mod": score_mod, "block_mask": block_mask, "scale": scale}
     kwargs["enable_gqa"] = q.shape[1] != k.shape[1]
     if is_compiling():  # inside the caller's compiled model: its compiler fuses this call
         return flex_attention(q, k, v, **kwargs)
+    # Only the lengths may become symbolic (decoding changes them at every step): batch, heads,
+    # head_dim and the slopes stay fixed in a kernel, and a new value compiles a new one
+    # (inductor's CPU kernel does not compile with a symbolic head count in torch 2.13).
+    # Views, so that the caller's tensors are not marked.
+    q, k, v = (t.view(t.shape) for t in (q, k, v))
+    for tensor, dims in ((q, (0, 1, 3)), (k, (0, 1, 3)), (v, (0, 1, 3)), (slopes, (0,))):
+        if tensor is not None:
+            for dim in dims:
+                torch._dynamo.mark_static(tensor, dim)
     try:
         return _compiled_flex_attention()(q, k, v, **kwargs)
     except torch._dynamo.exc.BackendCompilerFailed as error:
@@ -222,7 +261,9 @@ def attention(
     by `torch.compile` (Triton on CUDA, C++ on CPU): the ALiBi term is computed per score in
     ``score_mod`` and the causal mask skips whole tiles, so no ``(heads, L, L)`` tensor is
     ever built. Its first call compiles (seconds), so does the first call with a new length;
-    after that, decoding steps with a growing ``k_len`` reuse the kernel. ``"auto"`` picks
+    after that, decoding steps with a growing ``k_len`` reuse the kernel. On CPU, ``q`` and
+    ``k`` with head_dim 8 or 16 are padded with zero columns to 24 first: torch 2.13's C++
+    kernel computes wrong scores for them at some lengths (e.g. ``k_len`` 40). ``"auto"`` picks
     ``"flex"`` on CUDA with ALiBi and no ``bias`` (where FlexAttention exists), else
     ``"sdpa"``.
 

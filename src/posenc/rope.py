@@ -46,6 +46,7 @@ from ._checks import (
     check_positions,
     check_sequence_positions,
     is_compiling,
+    same_device,
 )
 from .rope_scaling import RopeScaling, check_seq_len, frequency_dim, resolve_base
 
@@ -356,7 +357,7 @@ class RotaryEmbedding(nn.Module):
     ) -> tuple[torch.Tensor, float]:
         if self.length_dependent:
             return self._compute(device, self._length(seq_len))
-        if self.inv_freq.device == device:
+        if same_device(self.inv_freq.device, device):
             return self.inv_freq, self.attention_factor
         # Another device: compute there rather than copy (no transfer inside forward).
         return self._compute(device, None)

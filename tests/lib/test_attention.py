@@ -214,6 +214,56 @@ def test_flex_bidirectional_and_plain_match_the_formula(fresh_compiler):
     torch.testing.assert_close(plain, naive_attention(q, k, v, causal=True), atol=1e-5, rtol=0)
 
 
+# Lengths that caught a bug of torch 2.13's C++ FlexAttention kernel (see
+# attention._pad_qk_for_cpu): with head_dim 8 or 16 on a CPU without AVX-512, a tile of
+# k_len % 16 == 8 keys (k_len < 128) wrote scores past its end, off by ~1 with no error. Around
+# them: 1, odd lengths, multiples of 16, a full tile (128) and more than one tile (> 128),
+# queries that are the whole sequence, one decoding step, or a chunk of it. The order keeps the
+# compilations few (the first call, the first new length, q_len 1, a second tile).
+SWEEP = [
+    *[(1, k_len) for k_len in (40, 8, 24, 57, 120, 128)],  # decoding steps
+    *[(length, length) for length in (40, 7, 8, 24, 57, 120, 128)],  # prompts
+    (5, 40), (17, 120), (1, 1),  # a chunk of a prompt; one token
+    (1, 136), (1, 201), (136, 136), (24, 200),  # past one tile of 128 keys
+]  # fmt: skip
+
+
+def test_flex_matches_the_formula_over_a_sweep_of_lengths(fresh_compiler):
+    slopes = posenc.alibi_slopes(4)
+    wrong = []
+    for q_len, k_len in SWEEP:
+        q, k, v = inputs(batch=1, q_len=q_len, k_len=k_len, dim=16, seed=k_len)
+        out = posenc.attention(q, k, v, alibi_slopes=slopes, backend="flex")
+        error = (out - naive_attention(q, k, v, causal=True, slopes=slopes)).abs().max().item()
+        if error > 1e-5:
+            wrong.append((q_len, k_len, error))
+    assert not wrong, wrong  # every (q_len, k_len, max error) that is off
+
+
+def test_flex_bidirectional_matches_the_formula_where_the_kernel_was_wrong(fresh_compiler):
+    slopes = posenc.alibi_slopes(4)
+    for q_len, k_len in [(8, 8), (5, 40), (24, 24), (13, 136)]:
+        q, k, v = inputs(batch=1, q_len=q_len, k_len=k_len, dim=16, seed=k_len)
+        out = posenc.attention(q, k, v, causal=False, alibi_slopes=slopes, backend="flex")
+        want = naive_attention(q, k, v, causal=False, slopes=slopes)
+        torch.testing.assert_close(out, want, atol=1e-5, rtol=0, msg=f"{q_len=}, {k_len=}")
+
+
+def test_flex_compiles_again_for_other_heads_and_head_dims(fresh_compiler):
+    # A second model in the same process (here: fewer heads, a smaller head_dim first): the
+    # kernel is compiled again for the new sizes instead of for symbolic ones, which inductor's
+    # CPU kernel cannot build in torch 2.13. Both lengths are ones the kernel got wrong.
+    for heads, kv_heads, length, dim in [(2, 2, 24, 8), (4, 2, 40, 16)]:
+        q, k, v = inputs(
+            batch=1, heads=heads, kv_heads=kv_heads, q_len=length, k_len=length, dim=dim
+        )
+        slopes = posenc.alibi_slopes(heads)
+        out = posenc.attention(q, k, v, alibi_slopes=slopes, backend="flex")
+        want = naive_attention(q, k, v, causal=True, slopes=slopes)
+        torch.testing.assert_close(out, want, atol=1e-5, rtol=0)
+        assert not getattr(q, "_dynamo_static_indices", None)  # the caller's tensors unmarked
+
+
 def test_flex_without_a_compiler_names_the_way_out(tmp_path):
     # A fresh process with a fresh inductor cache and no usable C++ compiler.
     script = """
