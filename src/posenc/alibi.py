@@ -31,11 +31,13 @@ def _power_of_two_slopes(n: int) -> list[float]:
 
 
 def alibi_slope_values(num_heads: int) -> list[float]:
-    r"""The ALiBi slopes as Python floats (float64), Press et al.'s rule for any head count.
+    r"""The ALiBi slopes as Python floats (float64), for any head count as Press et al.'s code does.
 
     For \(n\) heads with \(p = 2^{\lfloor \log_2 n \rfloor}\): the \(p\) slopes \(2^{-8h/p}\),
     then, if \(n > p\), the first \(n - p\) odd-indexed slopes of \(2p\) heads,
-    \(2^{-8(2j-1)/(2p)} = 2^{-4(2j-1)/p}\), \(j = 1, \dots, n - p\).
+    \(2^{-8(2j-1)/(2p)} = 2^{-4(2j-1)/p}\), \(j = 1, \dots, n - p\). For a power of two this is
+    the paper's geometric sequence; the rule for other head counts is the one of the authors'
+    reference code (the paper trains only models with \(2^a\) heads), also BLOOM's.
 
     Args:
         num_heads: Number of heads \(n \ge 1\).

@@ -32,8 +32,10 @@ class LearnedPositionalEmbedding(nn.Module):
         dim: Embedding width \(d\).
 
     Attributes:
-        weight: The table, shape ``(max_positions, dim)``, initialised \(\mathcal{N}(0, 0.02^2)\)
-            as in GPT-2.
+        weight: The table, shape ``(max_positions, dim)``, initialised \(\mathcal{N}(0, 0.02^2)\):
+            Hugging Face's default for embeddings (``initializer_range = 0.02``, also GPT-2's
+            ``wpe`` there). OpenAI's GPT-2 code initialised its position table with standard
+            deviation 0.01 (0.02 is its token table's).
     """
 
     def __init__(self, max_positions: int, dim: int) -> None:

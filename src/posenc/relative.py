@@ -75,8 +75,9 @@ def t5_relative_bucket(
         bidirectional: Encoder-style (both directions) or decoder-style (past only).
         num_buckets: Total number of buckets; at least 2 (4 when bidirectional), even when
             bidirectional.
-        max_distance: Distances from here on share the last bucket; greater than the number of
-            exact buckets.
+        max_distance: Every distance \(n \ge\) ``max_distance`` falls in the last bucket, which
+            starts earlier (with T5's 32 buckets and 128: at \(n = 91\) bidirectional, 113
+            causal); greater than the number of exact buckets.
 
     Returns:
         An int64 tensor of bucket indices in \([0, \mathrm{num\_buckets})\), shaped like the input.
@@ -125,7 +126,8 @@ class T5RelativeBias(nn.Module):
         num_heads: Number of attention heads (one bias per head and bucket).
         bidirectional: ``True`` for an encoder, ``False`` for a decoder.
         num_buckets: Number of buckets (T5: 32).
-        max_distance: Distance that falls into the last bucket (T5: 128).
+        max_distance: Distances from here on share the last bucket (T5: 128; see
+            `t5_relative_bucket`).
 
     Attributes:
         weight: The bias table, shape ``(num_buckets, num_heads)`` (T5's

@@ -79,3 +79,14 @@ def test_shaw_embeddings_are_clipped():
     torch.testing.assert_close(table[2, 3], shaw.weight[3])  # +1 -> row 3
     assert shaw(1, 6, offset=5).shape == (1, 6, 4)
     torch.testing.assert_close(shaw(1, 6), shaw(1, offset=5))  # the last of 6 keys
+
+
+@pytest.mark.parametrize(("bidirectional", "first"), [(True, 91), (False, 113)])
+def test_last_bucket_starts_before_max_distance(bidirectional, first):
+    # The docstring's numbers for T5's 32 buckets and max_distance 128, read off transformers.
+    distance = torch.arange(300)
+    relative = distance if bidirectional else -distance  # keys after (bi) or before the query
+    buckets = T5Attention._relative_position_bucket(relative, bidirectional=bidirectional)
+    last = buckets.max()
+    assert int((buckets == last).nonzero()[0]) == first
+    assert (posenc.t5_relative_bucket(relative, bidirectional=bidirectional)[128:] == last).all()
