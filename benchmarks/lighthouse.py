@@ -54,6 +54,9 @@ METRICS = {  # Lighthouse audit id -> our key (milliseconds, CLS unitless)
     "speed-index": "si_ms",
 }
 LANGS = ("en", "zh")
+# seconds one Lighthouse run may take before it is tried once more (a 2-core machine busy with
+# other work needs more than an idle one for the notebooks' long pages)
+RUN_TIMEOUT_S = int(os.environ.get("POSENC_LIGHTHOUSE_TIMEOUT", "180"))
 # how many formula-heaviest English chapters --compare-math measures in both formula outputs
 MATH_PAGES = 2
 
@@ -158,7 +161,7 @@ def run_lighthouse(
         env={**os.environ, "CHROME_PATH": chrome},
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=RUN_TIMEOUT_S,
     )
     if run.returncode != 0:
         raise RuntimeError(f"lighthouse failed on {url}: {run.stderr[-2000:]}")
