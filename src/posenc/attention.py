@@ -171,13 +171,15 @@ def _pad_qk_for_cpu(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, tor
     "first implementation" when ``head_dim % VLEN == 0``, ``N % VLEN == 0`` and
     ``head_dim < 24``, and that implementation reads and writes a full block of 16 columns, not
     ``N``. With AVX2 (``VLEN = 8``, CPUs without AVX-512) that is the case for head_dim 8 or 16
-    and a tile of 8 keys mod 16: it writes 8 scores past the last row of the tile. When the
-    tile is the whole per-thread score buffer (``k_len < 128`` and ``k_len % 16 == 8``, e.g.
-    8, 24, 40, or a decoding step at such a length), they land on the softmax's running maxima,
-    sums and output: wrong results, off by ~1, with no error. Zero columns change no dot
-    product (the scale is passed explicitly), and from 24 on the kernel takes its exact path.
-    The copy is O((q_len + k_len)·head_dim), no ``(L, L)`` tensor. CUDA (Triton) is not
-    affected.
+    and a tile of ``16·m + 8`` keys: it multiplies by 8 rows of ``k`` past the tile (past the
+    end of ``k`` for the last kv head) and stores the 8 scores past each row, on the next row
+    (computed after it) or, for the last row, past the tile. When the tile is the whole
+    per-thread score buffer (``k_len < 128`` and ``k_len % 16 == 8``: 8, 24, 40, ..., prompts
+    and decoding steps alike), they overwrite the softmax's running maxima (for ``q_len`` 1
+    also its sum and output): results off by ~1, with no error (measured at 8, 24, 40, 56,
+    72, 120; none with head_dim 32). Zero columns change no dot product (the scale is passed
+    explicitly), and from 24 on the kernel takes its exact path. The copy is
+    O((q_len + k_len)·head_dim), no ``(L, L)`` tensor. CUDA (Triton) is not affected.
     """
     head_dim = q.shape[-1]
     if q.device.type != "cpu" or head_dim % 8 or head_dim >= _CPU_SAFE_QK_DIM:
