@@ -80,6 +80,8 @@ def table(lang: str) -> str:
         text = term.note_zh if lang == "zh" else (term.note_en or term.note_zh)
         avoid = [p for p in term.avoid if re.fullmatch(r"[\w\u3400-\u9fff ]+", p)]
         if lang == "zh" and avoid:
-            text = (text + " " if text else "") + "不用：" + "、".join(avoid) + "。"
+            # no space after a full-width stop: Chinese text runs on (a space would show)
+            joint = "" if not text or text[-1] in "。；！？）" else "。"
+            text = text + joint + "不用：" + "、".join(avoid) + "。"
         rows.append(f"| {_cell(term.en)} | {_cell(term.zh)} | {_cell(text)} |")
     return "\n".join(rows)
