@@ -1,9 +1,9 @@
 """The notebooks in docs/notebooks/: each runs top to bottom within the time a reader is promised,
 is committed executed, tells the reader how to install what it imports, is linked from the
 chapter it accompanies (both languages), and its Chinese twin's text cells follow the rules
-`tools.zh_text` applies to the Chinese pages. The built pages (rendered, not raw JSON, with a
-download link) are checked by tests/site/test_site.py; here only that every notebook has one in
-each language.
+`tools.zh_text` applies to the Chinese pages. The built pages (rendered, formulas, alt text) are
+checked by tests/site/test_site.py; here that every notebook has one in each language, with a
+download link to the notebook (tools/hooks/notebooks.py).
 
 The mkdocs build executes every notebook too (mkdocs-jupyter, ``execute: true``), but it caches
 by content and does not time them.
@@ -118,3 +118,22 @@ def test_notebook_is_built_in_both_languages(notebook: Path, prefix: str) -> Non
     assert page.is_file(), page
     html = page.read_text(encoding="utf-8")
     assert "jp-OutputArea" in html and not re.search(r'"nbformat":\s*4', html)
+    # a download link to the notebook itself (the edit link also ends in .ipynb: not that one)
+    name = notebook.name if not prefix else notebook.name.replace(".ipynb", ".zh.ipynb")
+    assert re.search(rf'<a href="{re.escape(name)}" download="{re.escape(name)}"', html)
+    assert (page.parent / name).is_file()
+
+
+@pytest.mark.parametrize(("lang", "text"), [("en", "Download this notebook"), ("zh", "下载这个")])
+def test_download_link_goes_under_the_title(lang: str, text: str) -> None:
+    """The hook's link, without a build: right after the notebook's title, in its language."""
+    from types import SimpleNamespace
+
+    from tools.hooks import notebooks
+
+    name = "x.ipynb" if lang == "en" else "x.zh.ipynb"
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=f"notebooks/{name}", locale=lang))
+    config = SimpleNamespace(theme={"language": "en"})
+    html = notebooks._with_download_link('<h1 id="t">T</h1><p>body</p>', page, config)
+    link = f'<p class="posenc-notebook-download"><a href="{name}" download="{name}">{text}'
+    assert html.startswith(f'<h1 id="t">T</h1>{link}') and html.endswith("<p>body</p>")

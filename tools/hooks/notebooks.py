@@ -8,6 +8,8 @@
   build did not use, i.e. the other language's notebooks: all of them are marked as used.
 * nbconvert leaves headings written only in Chinese with an empty id: the page's table of
   contents' anchors are copied onto them. Plots get a caption-like alt text per language.
+* A download link to the notebook (which mkdocs-jupyter copies next to the page) under the
+  page's title, in the page's language.
 """
 
 from __future__ import annotations
@@ -73,7 +75,29 @@ def on_page_content(html: str, page, config, files, **kwargs) -> str:
         return heading.replace('href="#"', f'href="#{anchor}"', 1)
 
     heading = r'<h[1-6][^>]*\bid="(?P<id>[^"]*)"[^>]*>.*?</h[1-6]>'
-    return re.sub(heading, fill, html, flags=re.DOTALL)
+    html = re.sub(heading, fill, html, flags=re.DOTALL)
+    return _with_download_link(html, page, config)
+
+
+# mkdocs-jupyter (include_source) copies the notebook next to its page and sets page.nb_url,
+# but material's templates never show it: the page gets its own link, under the title.
+_DOWNLOAD = {
+    "en": "Download this notebook (.ipynb)",
+    "zh": "下载这个 Notebook（.ipynb）",
+}
+
+
+def _with_download_link(html: str, page, config) -> str:
+    language = getattr(page.file, "locale", None) or config.theme.get("language", "en")
+    name = Path(page.file.src_uri).name
+    link = (
+        f'<p class="posenc-notebook-download"><a href="{name}" download="{name}">'
+        f"{_DOWNLOAD.get(language, _DOWNLOAD['en'])}</a></p>"
+    )
+    title = re.search(r"</h1>", html)
+    if title is None:
+        return link + html
+    return html[: title.end()] + link + html[title.end() :]
 
 
 # nbconvert gives every plot in a notebook the same placeholder alt text
