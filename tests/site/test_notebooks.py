@@ -132,7 +132,8 @@ def test_download_link_goes_under_the_title(lang: str, text: str) -> None:
     from tools.hooks import notebooks
 
     name = "x.ipynb" if lang == "en" else "x.zh.ipynb"
-    page = SimpleNamespace(file=SimpleNamespace(src_uri=f"notebooks/{name}", locale=lang))
+    file = SimpleNamespace(abs_src_path=f"/docs/notebooks/{name}", locale=lang)
+    page = SimpleNamespace(file=file)
     config = SimpleNamespace(theme={"language": "en"})
     html = notebooks._with_download_link('<h1 id="t">T</h1><p>body</p>', page, config)
     link = f'<p class="posenc-notebook-download"><a href="{name}" download="{name}">{text}'

@@ -89,7 +89,7 @@ _DOWNLOAD = {
 
 def _with_download_link(html: str, page, config) -> str:
     language = getattr(page.file, "locale", None) or config.theme.get("language", "en")
-    name = Path(page.file.src_uri).name
+    name = Path(page.file.abs_src_path).name  # the name mkdocs-jupyter copies it under
     link = (
         f'<p class="posenc-notebook-download"><a href="{name}" download="{name}">'
         f"{_DOWNLOAD.get(language, _DOWNLOAD['en'])}</a></p>"
