@@ -1,11 +1,13 @@
 """The shared checks (posenc._checks): the one rule for lengths and offsets, what counts as a
-finite number, and no reading of tensor values off the CPU."""
+finite number, no reading of tensor values off the CPU, and the argument order."""
 
+import inspect
 import math
 
 import pytest
 import torch
 
+import posenc
 from posenc import _checks
 
 
@@ -46,3 +48,24 @@ def test_devices_without_an_index_are_the_current_one():
     assert not _checks.same_device(torch.device("cpu"), torch.device("meta"))
     with pytest.raises(ValueError, match=r"^k must be on q's device \(cpu\), got meta"):
         _checks.check_on_device("k", torch.empty(1, device="meta"), torch.device("cpu"), "q's")
+
+
+def test_base_is_positional_after_the_sizes_and_the_rest_keyword_only():
+    # The "Arguments" convention of the package docstring, over every public callable.
+    flags = {"causal", "bidirectional", "compiled", "keep_longest"}
+    checked = 0
+    for name in posenc.__all__:
+        try:
+            parameters = list(inspect.signature(getattr(posenc, name)).parameters.values())
+        except (TypeError, ValueError):  # constants, enums
+            continue
+        names = [p.name for p in parameters]
+        if "base" in names:
+            at = names.index("base")
+            assert parameters[at].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, name
+            assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[at + 1 :]), name
+            checked += 1
+        for p in parameters:
+            if p.name in flags:
+                assert p.kind is inspect.Parameter.KEYWORD_ONLY, (name, p.name)
+    assert checked >= 6  # sinusoidal, SinusoidalPositionalEncoding, RotaryEmbedding, ...
