@@ -19,7 +19,7 @@ import posenc
 RESULTS = Path(posenc.__file__).resolve().parents[2] / "snippets/partial_rotation/results.json"
 report = json.loads(RESULTS.read_text(encoding="utf-8"))
 lengths = report["config"]["eval_lengths"]
-NAMES = {
+RUN_NAMES = {
     "en": {"rope": "full RoPE", "neox_0.25": "NeoX 25%", "prope_0.75": "p-RoPE 0.75",
            "prope_0.25": "p-RoPE 0.25", "nope": "NoPE"},
     "zh": {"rope": "完整 RoPE", "neox_0.25": "NeoX 25%", "prope_0.75": "p-RoPE 0.75",
@@ -66,7 +66,7 @@ def show_results(lang: str = "en") -> None:
         for n in lengths:
             values = perplexities(name, n)
             cells.append(f"{mean(name, n):.2f} ({min(values):.2f}-{max(values):.2f})")
-        print(pad(NAMES[lang][name], 13) + pad(slow_pairs(name), 11, right=True)
+        print(pad(RUN_NAMES[lang][name], 13) + pad(slow_pairs(name), 11, right=True)
               + "".join(pad(c, 20, right=True) for c in cells))  # fmt: skip
 
 
@@ -80,8 +80,8 @@ rope, p75, p25, neox, nope = (
     for name in ("rope", "prope_0.75", "prope_0.25", "neox_0.25", "nope")
 )
 # p-RoPE 0.75 stops 4 pairs that turn by less than 0.13 rad in 128 characters: same as RoPE
-full = posenc.rope_inv_freq(32)[0]
-stopped = full[
+full_32 = posenc.rope_inv_freq(32)[0]
+stopped = full_32[
     posenc.rope_inv_freq(32, scaling=report["variants"]["prope_0.75"]["scaling"])[0] == 0
 ]
 assert len(stopped) == 4 and (127 * stopped).max() < 0.13
