@@ -1,4 +1,8 @@
-"""Figure: RoPE ratio to the copy and bandwidth vs sequence length; ALiBi attention time."""
+"""Figure: RoPE ratio to the copy and bandwidth vs sequence length; ALiBi attention time.
+
+Saved twice with the same data: performance-cpu.svg (English labels) and performance-cpu.zh.svg
+(Chinese labels); implementation names are code and stay as they are.
+"""
 
 from benchmarks.results import load
 
@@ -16,7 +20,34 @@ def series(results, bench, impl, key, layout=None):
     return [r["seq_len"] for r in picked], [r[key] for r in picked]
 
 
-def draw_performance(results, path="performance-cpu.svg"):
+LABELS = {
+    "en": {
+        "copy": "copy",
+        "target": "target 1.5x copy",
+        "rope_title": "RoPE, {layout} layout: time / copy time",
+        "length": "sequence length L",
+        "ratio": "ratio to the copy",
+        "bandwidth": "RoPE: achieved bandwidth",
+        "limit": "copy = limit ({layout})",
+        "alibi": "ALiBi attention (causal)",
+        "time": "median time (ms)",
+    },
+    "zh": {
+        "copy": "复制",
+        "target": "目标：复制的 1.5 倍",
+        "rope_title": "RoPE，{layout} 排布：用时 / 复制用时",
+        "length": "序列长度 L",
+        "ratio": "与复制用时之比",
+        "bandwidth": "RoPE：达到的带宽",
+        "limit": "复制 = 上限（{layout}）",
+        "alibi": "ALiBi 注意力（因果）",
+        "time": "用时中位数（ms）",
+    },
+}
+
+
+def draw_performance(results, lang="en"):
+    text = LABELS[lang]
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.4), constrained_layout=True)
     colors = {
         "posenc": "C0",
@@ -31,12 +62,12 @@ def draw_performance(results, path="performance-cpu.svg"):
             x, y = series(results, "rope", impl, "ratio", layout=layout)
             if x:
                 ax.semilogx(x, y, color=color, marker="o", base=2, label=impl)
-        ax.axhline(1.0, color="k", linestyle="--", label="copy")
-        ax.axhline(1.5, color="k", linestyle="-.", linewidth=0.8, label="target 1.5x copy")
+        ax.axhline(1.0, color="k", linestyle="--", label=text["copy"])
+        ax.axhline(1.5, color="k", linestyle="-.", linewidth=0.8, label=text["target"])
         ax.set(
-            title=f"RoPE, {layout} layout: time / copy time",
-            xlabel="sequence length L",
-            ylabel="ratio to the copy",
+            title=text["rope_title"].format(layout=layout),
+            xlabel=text["length"],
+            ylabel=text["ratio"],
             ylim=(0, None),
         )
     bandwidth = axes[1, 0]
@@ -55,11 +86,9 @@ def draw_performance(results, path="performance-cpu.svg"):
         x, y = series(results, "rope", "copy", "gb_per_s", layout=layout)
         bandwidth.semilogx(
             x, y, color="k", linestyle="--" if layout == "half" else ":", base=2,
-            label=f"copy = limit ({layout})",
+            label=text["limit"].format(layout=layout),
         )  # fmt: skip
-    bandwidth.set(
-        title="RoPE: achieved bandwidth", xlabel="sequence length L", ylabel="GB/s", ylim=(0, None)
-    )
+    bandwidth.set(title=text["bandwidth"], xlabel=text["length"], ylabel="GB/s", ylim=(0, None))
     for impl, style in [
         ("no_bias", "k--"),
         ("broadcast", "C0o-"),
@@ -69,9 +98,7 @@ def draw_performance(results, path="performance-cpu.svg"):
         x, y = series(results, "alibi", impl, "median_ms")
         if x:
             axes[1, 1].loglog(x, y, style, label=impl, base=2)
-    axes[1, 1].set(
-        title="ALiBi attention (causal)", xlabel="sequence length L", ylabel="median time (ms)"
-    )
+    axes[1, 1].set(title=text["alibi"], xlabel=text["length"], ylabel=text["time"])
     # one legend for the two RoPE panels, above them, so no line hides behind it
     labels = {}
     for ax in axes[0]:
@@ -82,8 +109,10 @@ def draw_performance(results, path="performance-cpu.svg"):
         ax.legend(fontsize=7)
     for ax in axes.flat:
         ax.grid(True, which="both", alpha=0.3)
-    fig.savefig(path)
+    fig.savefig("performance-cpu.svg" if lang == "en" else "performance-cpu.zh.svg")
+    plt.close(fig)
 
 
-draw_performance(results)
+draw_performance(results, lang="en")
+draw_performance(results, lang="zh")
 # --8<-- [end:figure]
