@@ -193,7 +193,9 @@ def measure_page(url: str, runs: int, workdir: Path, chrome: str | None = None) 
         report = workdir / f"run{number}.json"
         try:
             reports.append(run_lighthouse(url, report, categories, chrome=chrome))
-        except subprocess.TimeoutExpired:  # a machine busy with something else: once more
+        except (subprocess.TimeoutExpired, RuntimeError):
+            # a machine busy with something else (a run past its time, or Chromium's DevTools
+            # protocol not answering in time, seen on the API pages under load): once more
             reports.append(run_lighthouse(url, report, categories, chrome=chrome))
     first = reports[0]
     performance = [scores(r)["performance"] for r in reports]

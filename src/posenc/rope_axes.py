@@ -479,7 +479,9 @@ def axial_cos_sin(
     Args:
         positions: Integer ``(2, *shape)``, rows then columns (`patch_positions`).
         inv_freq: ``(head_dim // 2,)``: `axial_inv_freq`.
-        layout, attention_factor, dtype: As in `multi_axis_cos_sin`.
+        layout: As in `multi_axis_cos_sin`.
+        attention_factor: As in `multi_axis_cos_sin`.
+        dtype: As in `multi_axis_cos_sin`.
 
     Returns:
         ``(cos, sin)``, each ``(*shape, head_dim)``.
