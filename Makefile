@@ -146,7 +146,7 @@ test-chapter: install  ## one chapter: its code blocks, snippets, tests: make te
 	  -k "$$slug or $$folder or $$(basename $$tests .py)" $(PYTEST_ARGS)
 
 .PHONY: experiment experiment-quick
-experiment: install  ## chapter 8's experiment, full profile: results/full.json (seed 0, ~4 min CPU), results/seeds.json (3 seeds + passkey, est. 30 min CPU; JOBS=n in parallel)
+experiment: install  ## chapter 8's experiment, full profile: results/full.json (seed 0, ~4 min CPU), results/seeds.json (3 seeds + passkey, 39 min CPU; JOBS=n in parallel)
 	@nice -n 10 $(PY) -m experiments.extrapolation.train
 	@nice -n 10 $(PY) -m experiments.extrapolation.seeds --jobs $(or $(JOBS),1)
 

@@ -101,6 +101,7 @@ assert growth("t5") < growth("rope+yarn")  # T5 degrades more slowly than any Ro
 # --8<-- [end:claims]
 
 # --8<-- [start:seeds]
+import posenc
 from experiments.extrapolation.results import committed_seeds, spread
 
 seeds = committed_seeds()  # results/seeds.json, or the quick profile until that is committed
@@ -146,6 +147,38 @@ def show_spread(lang="en", key="perplexity"):
     print(rows(lang, seeds["config"]["eval_lengths"], cell, 19))
 
 
+def found(name, length):
+    """Share of passkeys found, one value per seed (in seed order)."""
+    return [run["retrieval"][str(length)] for run in seeds["runs"][name].values()]
+
+
+if seeds["profile"] == "full":  # the reading below the tables rests on these, seed by seed
+    beyond = [n for n in LABELS if n != "learned"]
+    assert min(min(found(n, 128)) for n in LABELS) > 100 * seeds["config"]["retrieval"]["chance"]
+    assert max(found("nope", 128)) < 0.2  # ... but NoPE learned the format least
+    assert min(found("sinusoidal", 128)) > 0.6 and max(found("sinusoidal", 256)) == 0
+    assert max(found("rope", 128)) - min(found("rope", 128)) > 0.5  # seeds disagree at 128
+    assert max(found("rope", 1024)) == 0 and max(found("rope+pi", 1024)) <= 0.05
+    assert all(  # YaRN finds more than plain RoPE at every longer length, in every seed
+        y > r
+        for n in (256, 512, 1024)
+        for y, r in zip(found("rope+yarn", n), found("rope", n), strict=True)
+    )
+    assert min(found("t5", 256)) > 0.9 and max(found("t5", 1024)) < 0.4  # T5: 2x yes, 8x no
+    runs = seeds["runs"]
+    ppl_1024 = {n: [r["perplexity"]["1024"] for r in runs[n].values()] for n in beyond}
+    for i in range(len(seeds["config"]["seeds"])):  # perplexity at 1024, seed by seed
+        at = {n: values[i] for n, values in ppl_1024.items()}
+        assert at["alibi"] == min(at.values())  # ALiBi lowest in every seed
+        assert at["rope+yarn"] < at["rope+ntk"] < at["rope"]  # YaRN < NTK < plain RoPE
+    assert any(y < t for y, t in zip(ppl_1024["rope+yarn"], ppl_1024["t5"], strict=True))
+    assert any(y > t for y, t in zip(ppl_1024["rope+yarn"], ppl_1024["t5"], strict=True))
+    flattest = min(posenc.alibi_slope_values(seeds["config"]["lm"]["heads"]))
+    assert flattest == 2**-8 and round(flattest * 1023, 1) == 4.0  # penalty of the farthest key
+    assert all(  # ALiBi finds the most at 1024, in every seed
+        a > max(found(n, 1024)[i] for n in beyond if n != "alibi")
+        for i, a in enumerate(found("alibi", 1024))
+    )
 # --8<-- [end:seeds]
 
 # --8<-- [start:exercise]
