@@ -11,7 +11,20 @@ from __future__ import annotations
 import os
 import sys
 
+import pytest
+import torch
+
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture(autouse=True)
+def _autograd_left_on():
+    """A snippet run in this process must not switch autograd off for the tests after it
+    (a global ``torch.set_grad_enabled(False)`` once broke every gradient test that followed)."""
+    yield
+    if not torch.is_grad_enabled():
+        torch.set_grad_enabled(True)
+        pytest.fail("autograd was left switched off: use no_grad()/requires_grad_(False) locally")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

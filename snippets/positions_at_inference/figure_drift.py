@@ -57,7 +57,12 @@ def drift_curves(steps=512, start=5000):
 
 
 def draw_drift(n, curves, path="positions-at-inference-drift.svg", lang="en"):
-    text = LABELS[lang]
+    # Chinese labels need the CJK font named as a fallback family (also when run on its own)
+    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
+        _draw(n, curves, path, LABELS[lang])
+
+
+def _draw(n, curves, path, text):
     fig, ax = plt.subplots(figsize=(6.4, 3.8), constrained_layout=True)
     styles = {
         ("bfloat16", "steps"): dict(color="tab:red"),

@@ -94,11 +94,10 @@ def padded_allowed(mask):
     return (causal & (mask.bool()[:, None, :] | own))[:, None]  # (batch, 1, seq, seq)
 
 
-torch.set_grad_enabled(False)
 torch.manual_seed(0)
-model = TinyLM("rope").eval()
+model = TinyLM("rope").eval().requires_grad_(False)  # inference only: no autograd graphs
 torch.manual_seed(0)
-absolute = TinyLM("sinusoidal").eval()  # the same weights, another encoding
+absolute = TinyLM("sinusoidal").eval().requires_grad_(False)  # same weights, other encoding
 print(sum(p.numel() for p in model.parameters()), "parameters")
 # --8<-- [end:model]
 

@@ -60,6 +60,7 @@ def test_math_font_has_every_character_the_formulas_use() -> None:
         and not c.isspace()
         and not ("\u2060" <= c <= "\u2064")
         and not ("\u4e00" <= c <= "\u9fff")  # Chinese in \text{} comes from the text font
+        and not ("\uff00" <= c <= "\uffef")  # ... and so does its full-width punctuation
     }
     assert not missing, f"characters the math font lacks (first page using each): {missing}"
     assert ord("√") in cmap, "the radical <msqrt> draws is missing"

@@ -27,7 +27,7 @@ def _titles(lang: str) -> dict[str, str]:
             if isinstance(items, list):
                 for item in items:
                     ((title, page),) = item.items()
-                    if page.startswith("chapters/"):
+                    if isinstance(page, str) and page.startswith("chapters/"):  # not a sub-section
                         chapters[page] = title
     if lang == layout.DEFAULT_LANGUAGE:
         return chapters
