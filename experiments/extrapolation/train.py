@@ -74,6 +74,13 @@ def train(
         method, vocab=len(ALPHABET), dim=cfg["dim"], heads=cfg["heads"], layers=cfg["layers"],
         train_len=TRAIN_LEN,
     )  # fmt: skip
+    return model, fit(model, train_ids, cfg, seed)
+
+
+def fit(model: torch.nn.Module, train_ids: torch.Tensor, cfg: dict, seed: int) -> list[float]:
+    """The training loop: AdamW, warm-up and cosine schedule, clipped gradients; the batches
+    depend on the seed only, so every model trained with one seed sees the same data.
+    Returns the loss of every step (the model is trained in place)."""
     opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=0.01)
     data_rng = torch.Generator().manual_seed(seed)  # same batches for every method
     losses = []
@@ -91,7 +98,7 @@ def train(
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(loss.item())
-    return model, losses
+    return losses
 
 
 @torch.no_grad()

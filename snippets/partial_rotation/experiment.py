@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
 from experiments.extrapolation.corpus import ALPHABET, load_splits
 from experiments.extrapolation.model import TinyLM
@@ -34,8 +33,8 @@ from experiments.extrapolation.train import (
     EVAL_LENGTHS,
     TRAIN_LEN,
     evaluate,
+    fit,
     hardware,
-    learning_rate,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -70,26 +69,9 @@ def build(variant: str, cfg: dict, seed: int) -> TinyLM:
 
 
 def train(variant: str, train_ids: torch.Tensor, cfg: dict, seed: int) -> tuple[TinyLM, list]:
-    """The loop of experiments/extrapolation/train.py's train(), with a seed and a variant."""
+    """Chapter 8's training loop (experiments/extrapolation/train.py), one variant, one seed."""
     model = build(variant, cfg, seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=0.01)
-    data_rng = torch.Generator().manual_seed(seed)  # same batches for every variant
-    losses = []
-    for step in range(cfg["steps"]):
-        start = torch.randint(
-            0, len(train_ids) - TRAIN_LEN - 1, (cfg["batch"],), generator=data_rng
-        )
-        window = torch.stack([train_ids[s : s + TRAIN_LEN + 1] for s in start.tolist()])
-        for group in opt.param_groups:
-            group["lr"] = learning_rate(step, cfg["steps"], cfg["lr"])
-        logits = model(window[:, :-1])
-        loss = F.cross_entropy(logits.flatten(0, 1), window[:, 1:].flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(loss.item())
-    return model, losses
+    return model, fit(model, train_ids, cfg, seed)
 
 
 def run(profile: str = "tiny", variants=tuple(VARIANTS), log=print) -> dict:
