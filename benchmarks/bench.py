@@ -228,7 +228,9 @@ def bench_rope(cfg: dict, device: str, out: dict) -> None:
 
 
 def _materialised_alibi_attention(q, k, v, slopes):
-    """BLOOM-style: a (batch, heads, L, L) bias tensor built per call, causal mask folded in."""
+    """Materialised: a full (batch, heads, L, L) bias tensor built per call, causal mask folded
+    in, the way a generic additive mask is passed (BLOOM's own (batch*heads, 1, L) form is
+    smaller: chapter 6)."""
     batch, heads, seq, _ = q.shape
     bias = posenc.alibi_bias(heads, seq, slopes=slopes).expand(batch, heads, seq, seq).contiguous()
     future = torch.ones(seq, seq, dtype=torch.bool, device=q.device).triu(1)

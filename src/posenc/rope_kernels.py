@@ -45,7 +45,8 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -
 
 
 def _pairs_viewable_as_complex(x: torch.Tensor) -> bool:
-    # view_as_complex needs float32/float64 (there is no complex bfloat16 or float16 type) and
+    # view_as_complex is used for float32/float64 only (there is no complex bfloat16, and
+    # torch.complex32, complex float16, is experimental with few kernels) and
     # each pair adjacent and aligned: last stride 1, every other stride and the offset even.
     # Inductor generates no code for complex numbers, so torch.compile gets the real form;
     # other backends' complex support varies, so they do too.
