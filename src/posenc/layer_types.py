@@ -14,7 +14,7 @@ fields of a model config, which this module reads as they are:
 - ``no_rope_layers`` (Llama 4, SmolLM3): one int per layer, **1 for a RoPE layer and 0 for a
   NoPE layer** (the name reads the other way round; the config classes document it so).
 
-Some models decide NoPE in their code instead: Cohere2 (Command R7B, Command A) rotates only in
+Some models decide NoPE in their code instead: Cohere2 (Command R7B) rotates only in
 its ``"sliding_attention"`` layers, so its ``"full_attention"`` layers are NoPE; say so with
 ``nope_types=("full_attention",)``.
 
