@@ -158,6 +158,10 @@ if seeds["profile"] == "full":  # the reading below the tables rests on these, s
     assert max(found("nope", 128)) < 0.2  # ... but NoPE learned the format least
     assert min(found("sinusoidal", 128)) > 0.6 and max(found("sinusoidal", 256)) == 0
     assert max(found("rope", 128)) - min(found("rope", 128)) > 0.5  # seeds disagree at 128
+    rope_128 = found("rope", 128)
+    best, worst = rope_128.index(max(rope_128)), rope_128.index(min(rope_128))
+    assert all(rope_128[best] >= found(n, 128)[best] for n in LABELS)  # first in one seed
+    assert [n for n in LABELS if found(n, 128)[worst] < rope_128[worst]] == ["nope"]  # last but 1
     assert max(found("rope", 1024)) == 0 and max(found("rope+pi", 1024)) <= 0.05
     assert all(  # YaRN finds more than plain RoPE at every longer length, in every seed
         y > r
@@ -171,6 +175,7 @@ if seeds["profile"] == "full":  # the reading below the tables rests on these, s
         at = {n: values[i] for n, values in ppl_1024.items()}
         assert at["alibi"] == min(at.values())  # ALiBi lowest in every seed
         assert at["rope+yarn"] < at["rope+ntk"] < at["rope"]  # YaRN < NTK < plain RoPE
+    assert all(t < r for t, r in zip(ppl_1024["t5"], ppl_1024["rope"], strict=True))
     assert any(y < t for y, t in zip(ppl_1024["rope+yarn"], ppl_1024["t5"], strict=True))
     assert any(y > t for y, t in zip(ppl_1024["rope+yarn"], ppl_1024["t5"], strict=True))
     flattest = min(posenc.alibi_slope_values(seeds["config"]["lm"]["heads"]))
