@@ -43,9 +43,21 @@ IMAGES_JS = """async () => {
   }));
 }"""
 
-CODE_BLOCKS_JS = """() => {
+# material mounts a code block (its copy button) when the block comes into view
+# (content.lazy): collapsed blocks are opened, each block is scrolled to and given two
+# frames, before it is checked.
+CODE_BLOCKS_JS = """async () => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
   const missing = [];
   let blocks = 0;
+  document.querySelectorAll('.md-content details').forEach(details => { details.open = true; });
+  for (const pre of document.querySelectorAll('.md-content pre')) {
+    if (pre.closest('.jp-OutputArea, .jp-InputArea, .CodeMirror') || !pre.querySelector('code'))
+      continue;
+    pre.scrollIntoView();
+    await frame();
+    await frame();
+  }
   document.querySelectorAll('.md-content pre').forEach(pre => {
     if (pre.closest('.jp-OutputArea')) return;            // notebook output, not code
     const cell = pre.closest('.jp-InputArea, .CodeMirror');

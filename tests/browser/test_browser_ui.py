@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser import sitepages
+from tests.browser.browsing import Watch, new_context
 
 pytestmark = pytest.mark.browser
 
@@ -51,3 +52,20 @@ def test_dark_light_toggle(page, lang) -> None:
     assert scheme() == "slate"
     page.evaluate("localStorage.clear()")
     assert not page.watch.problems
+
+
+def test_first_visit_follows_the_system_colour_scheme(browser, site_url) -> None:
+    """The switch is run by overrides/partials/palette.html, not by material's component: with
+    nothing stored, a reader whose system is dark gets the dark scheme, and the switch shown
+    is the one back to light."""
+    context = new_context(browser, site_url, color_scheme="dark")
+    page = context.new_page()
+    page.watch = Watch(page)
+    page.goto("")
+    assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    assert page.locator("label.md-header__button[for='__palette_0']").is_visible()
+    assert not page.locator("label.md-header__button[for='__palette_1']").is_visible()
+    assert page.evaluate("document.querySelector('meta[name=color-scheme]').content") == "dark"
+    assert page.evaluate("__md_get('__palette').index") == 1  # kept for the next page
+    assert not page.watch.problems
+    context.close()
