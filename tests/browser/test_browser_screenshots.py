@@ -16,6 +16,13 @@ WIDTHS = {
 }
 
 
+EAGER_FIGURES_JS = """async () => {
+  const images = [...document.images];
+  images.forEach(img => { img.loading = 'eager'; });
+  await Promise.all(images.map(img => img.decode().catch(() => null)));
+}"""
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_screenshots_of_every_chapter(browser, site_url, width) -> None:
     chapters = sitepages.chapters()
@@ -27,6 +34,8 @@ def test_screenshots_of_every_chapter(browser, site_url, width) -> None:
         for chapter in chapters:
             page.goto(chapter.rel, wait_until="load")
             page.evaluate("document.fonts.ready")
+            # figures load lazily (tools/hooks/lazy_figures.py): all of them into the picture
+            page.evaluate(EAGER_FIGURES_JS)
             name = chapter.rel.strip("/").replace("/", "-")
             if chapter.lang == sitepages.LANGS[0]:
                 name = f"{chapter.lang}-{name}"
