@@ -20,6 +20,8 @@ LABELS = {
         " measured {created}",
         "machine": "load average {start} at the start, {end} at the end ({cores} cores);"
         " benchmarkIndex {bench:.0f}",
+        "below": "pages below budget: performance {perf}, accessibility {a11y},"
+        " best practices {bp}, SEO {seo}",
     },
     "zh": {
         "head": ("页面", "性能", "各次", "无障碍", "最佳实践", "SEO", "HTML kB", "下载 kB"),
@@ -27,6 +29,7 @@ LABELS = {
         "summary": "{pages} 个页面（英文 {en}，中文 {zh}），每页 Lighthouse 测 {runs} 次，"
         "测于 {created}",
         "machine": "负载均值：开始时 {start}，结束时 {end}（{cores} 核）；benchmarkIndex {bench:.0f}",
+        "below": "低于目标的页面数：性能 {perf}，无障碍 {a11y}，最佳实践 {bp}，SEO {seo}",
     },
 }
 
@@ -82,6 +85,18 @@ def pages_table(lang="en"):
             end=load["end"],
             cores=lighthouse["machine"]["cpu_count"],
             bench=bench,
+        )
+    )
+    below = {
+        key: sum(row["scores"][key] < budget for row in lighthouse["pages"])
+        for key, budget in lighthouse["budgets"].items()
+    }
+    print(
+        label["below"].format(
+            perf=below["performance"],
+            a11y=below["accessibility"],
+            bp=below["best-practices"],
+            seo=below["seo"],
         )
     )
 

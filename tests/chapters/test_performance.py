@@ -244,13 +244,13 @@ def test_a_full_run_replaces_the_pages_and_keeps_the_formula_comparison(
 
 
 def test_committed_lighthouse_results_hold_the_heaviest_page_of_each_kind() -> None:
-    """The chapter prints benchmarks/results/lighthouse.json: at least a chapter in each
-    language, a notebook and the explorer (the page says the API page is missing from the
-    file committed with it), and the formula comparison of both outputs."""
+    """The chapter prints benchmarks/results/lighthouse.json and says it holds every page: at
+    least every kind of page in both languages (chapters, API reference, explorer, notebooks,
+    home), and the formula comparison of both outputs."""
     results = results_file.load_lighthouse()
     kinds = {(row["kind"], row["lang"]) for row in results["pages"]}
-    assert {("chapter", "en"), ("chapter", "zh"), ("notebook", "en")} <= kinds
-    assert "explorer" in {kind for kind, _ in kinds}
+    expected = {"chapter", "api", "explorer", "notebook", "home", "reference"}
+    assert {(kind, lang) for kind in expected for lang in ("en", "zh")} <= kinds
     comparison = results["math_comparison"]
     assert comparison["chosen"] == results["math_output"] == "mathml"
     assert set(comparison["modes"]) == {"mathml", "katex-html"}
