@@ -9,8 +9,8 @@ Method. The site is served on 127.0.0.1 the way the browser tests serve it (gzip
 per request: ``tests/browser/server.py``), and Lighthouse (``node_modules/.bin/lighthouse``,
 Debian's Chromium) loads each page ``--runs`` times in a row, one run at a time. Chromium runs
 without paint holding (``LIGHTHOUSE_CHROMIUM_ARGS``: headless, it otherwise showed a loaded
-page's first frame one or two whole seconds late). Lighthouse's
-mobile profile simulates a slow phone on a slow network from the load it observed, so its
+page's first frame one or two whole seconds late). Lighthouse's mobile profile simulates a
+slow phone on a slow network from the load it observed, so its
 performance score of one page moves by about ±10 from run to run on a 2-core machine: a page
 is judged by the median of its runs, never the best. Accessibility, best practices and SEO do
 not depend on timing; they are taken from the first run (later runs measure performance only).

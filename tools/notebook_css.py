@@ -13,7 +13,7 @@ few dozen of its classes. This module keeps
   property.
 
 Everything else is dropped. What a rule *declares* is never changed, so an element styled by
-a kept rule looks exactly as before (tests/tools/test_notebook_css.py checks computed styles
+a kept rule looks exactly as before (tests/browser/test_notebook_styles.py checks computed styles
 in Chromium on a real notebook page).
 """
 
