@@ -1,7 +1,7 @@
 """Every page of the built site, in both languages, loaded in headless Chromium: no console
 error, no failed request, no request to another host; every formula rendered; every image
 loaded with alt text; every internal link and anchor resolving; a copy button on every
-code block."""
+code block; nothing moving while the page loads."""
 
 from __future__ import annotations
 
@@ -14,6 +14,28 @@ from tests.browser import sitepages
 pytestmark = pytest.mark.browser
 
 PAGES = sitepages.pages()
+
+# What moved while the page loaded (the layout shifts Lighthouse adds up), and where the first
+# block the build let wait (tools/hooks/below_the_fold.py) lies against the window's height.
+LOAD_SHIFTS_JS = """async () => {
+  const shifts = [];
+  const observer = new PerformanceObserver(list => shifts.push(...list.getEntries()));
+  observer.observe({type: "layout-shift", buffered: true});
+  await new Promise(resolve => setTimeout(resolve, 100));
+  shifts.push(...observer.takeRecords());
+  observer.disconnect();
+  const name = node => node ? node.nodeName + (node.id ? "#" + node.id : "") : "?";
+  const waiting = document.querySelector("[data-below-fold]");
+  return {
+    total: shifts.reduce((sum, shift) => sum + shift.value, 0),
+    moved: shifts.flatMap(shift => shift.sources.map(source => name(source.node))),
+    firstWaiting: waiting ? waiting.getBoundingClientRect().top + scrollY : null,
+    screen: innerHeight,
+  };
+}"""
+# Lighthouse calls a cumulative layout shift below 0.1 good; the site's pages measure ~0.002
+# (the header's icons settling). A block laid out late on the first screen measured 0.18 here.
+MAX_LOAD_SHIFT = 0.01
 
 # Text outside code and outside KaTeX output; raw TeX delimiters there mean a formula was
 # not rendered. Collapsed blocks (<details>) count: their formulas must be rendered too.
@@ -104,6 +126,13 @@ def test_the_site_has_pages_in_both_languages(site_url) -> None:
 def test_page(page, site_page, site_url) -> None:
     problems: list[str] = []
     page.goto(site_page.rel, wait_until="networkidle")
+
+    # nothing moves while the page loads; nothing the build let wait is on the first screen
+    load = page.evaluate(LOAD_SHIFTS_JS)
+    if load["total"] > MAX_LOAD_SHIFT:
+        problems.append(f"layout shift {load['total']:.3f} while loading: {load['moved']}")
+    if load["firstWaiting"] is not None and load["firstWaiting"] < load["screen"]:
+        problems.append(f"a block marked data-below-fold at {load['firstWaiting']:.0f} px")
 
     # formulas: none left as TeX, each one rendered by KaTeX at build time
     text = page.evaluate(VISIBLE_TEXT_JS)

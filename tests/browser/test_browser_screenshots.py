@@ -34,7 +34,8 @@ def test_screenshots_of_every_chapter(browser, site_url, width) -> None:
         for chapter in chapters:
             page.goto(chapter.rel, wait_until="load")
             page.evaluate("document.fonts.ready")
-            # figures load lazily (tools/hooks/lazy_figures.py): all of them into the picture
+            # figures past the first screen load lazily (tools/hooks/below_the_fold.py):
+            # all of them into the picture
             page.evaluate(EAGER_FIGURES_JS)
             name = chapter.rel.strip("/").replace("/", "-")
             if chapter.lang == sitepages.LANGS[0]:
