@@ -34,10 +34,14 @@ LABELS = {
 }
 
 
+def columns(text):
+    """Width in terminal columns (a Chinese character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(text))
+
+
 def pad(text, width, right=False):
-    """Pad to a width in terminal columns (a Chinese character takes two)."""
-    cols = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(text))
-    space = " " * max(width - cols, 0)
+    """Pad to a width in terminal columns."""
+    space = " " * max(width - columns(text), 0)
     return f"{space}{text}" if right else f"{text}{space}"
 
 
@@ -45,19 +49,20 @@ def pages_table(lang="en"):
     """One row per measured page: the median performance score and every run's, the other
     scores (from the first run), the page's HTML as served (gzip) and everything it loaded."""
     label = LABELS[lang]
-    widths = (36, 5, 9, 7, 9, 4, 8, 9)
+    names = [row["page"] or label["home"] for row in lighthouse["pages"]]
+    widths = (max(map(columns, names)), 5, 9, 7, 9, 4, 8, 9)
 
     def line(cells):  # the first column to the left, the numbers to the right
-        columns = zip(cells, widths, strict=True)
-        print(" ".join(pad(c, w, right=i > 0) for i, (c, w) in enumerate(columns)))
+        sized = zip(cells, widths, strict=True)
+        print(" ".join(pad(c, w, right=i > 0) for i, (c, w) in enumerate(sized)))
 
     line(label["head"])
-    for row in lighthouse["pages"]:
+    for name, row in zip(names, lighthouse["pages"], strict=True):
         s, runs = row["scores"], row["performance_runs"]
         # the page is judged by the median of its runs, never the best
         assert s["performance"] == round(statistics.median(runs))
         cells = (
-            row["page"] or label["home"],
+            name,
             s["performance"],
             "/".join(str(r) for r in runs),
             s["accessibility"],

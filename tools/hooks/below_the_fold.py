@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
 # A tall desktop screen (1080 px) with a margin: a block whose estimated top lies beyond this
@@ -60,32 +60,30 @@ class _Open:
 
 
 @dataclass
-class Block:
-    """A block the stylesheet may defer: where its start tag is, what it is, its estimated
-    top (px from the top of the article, a lower bound on a wide column)."""
+class Placed:
+    """An element's start tag (its offset in the article's HTML, its name) and the estimated
+    top of the element (px from the top of the article, a lower bound on a wide column)."""
 
     offset: int
     tag: str
     top: float
 
 
-@dataclass
 class _Estimate(HTMLParser):
     """Walks an article's HTML once, in document order, keeping a running lower bound of the
-    height laid out so far."""
+    height laid out so far; ``blocks`` are the candidates for deferral, ``images`` every
+    image (those hidden with an infinite top)."""
 
-    html: str = ""
-    height: float = 0.0
-    blocks: list[Block] = field(default_factory=list)
-    images: list[Block] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
+    def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
+        self.height = 0.0
+        self.blocks: list[Placed] = []
+        self.images: list[Placed] = []
         self._stack: list[_Open] = []
         self._pending_units = 0.0  # text since the last line break, in character widths
         self._rows = 0  # > 0 inside a table row: cells side by side make one row of lines
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.html)]
-        self.feed(self.html)
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", html)]
+        self.feed(html)
         self.close()
 
     # ── where we are ──────────────────────────────────────────────────────
@@ -134,10 +132,10 @@ class _Estimate(HTMLParser):
             parent.tab_blocks += 1
             visible = visible and parent.tab_blocks == 1
         if visible and self._is_candidate(tag):
-            self.blocks.append(Block(self._offset(), tag, self.height))
+            self.blocks.append(Placed(self._offset(), tag, self.height))
         if tag == "img":  # a hidden one (in a closed <details>) waits like a far one
             top = self.height if visible else float("inf")
-            self.images.append(Block(self._offset(), tag, top))
+            self.images.append(Placed(self._offset(), tag, top))
             if visible:
                 self.height += _image_height(attributes)
         if tag == "tr" and visible:
@@ -188,7 +186,7 @@ def _image_height(attributes: dict[str, str | None]) -> float:
 _ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">')
 
 
-def estimate(article_html: str) -> tuple[list[Block], list[Block]]:
+def estimate(article_html: str) -> tuple[list[Placed], list[Placed]]:
     """The deferrable blocks and the images of an article's HTML, each with its estimated
     top in px (a lower bound on a wide desktop column)."""
     walk = _Estimate(article_html)
