@@ -46,6 +46,13 @@ def test_text_moves_later_blocks_down_by_its_width_in_lines() -> None:
     assert tops(latin + "<p>x</p>")[1] == tops(wide + "<p>x</p>")[1] > 10 * LINE_PX
 
 
+def test_inline_formulas_run_on_with_the_text_display_ones_make_a_line() -> None:
+    inline = "<p>" + "a <math><mi>x</mi></math> " * 20 + "</p><p>after</p>"
+    display = '<p>a</p><math display="block"><mi>x</mi></math><p>after</p>'
+    assert tops(inline)[-1] == LINE_PX  # 20 formulas in 80 characters: one line
+    assert tops(display)[-1] == 2 * LINE_PX
+
+
 def test_code_counts_by_its_lines() -> None:
     one, many = "<pre><code>x = 1\n</code></pre>", "<pre><code>" + "x = 1\n" * 50 + "</code></pre>"
     assert tops(many + "<p>x</p>")[-1] > tops(one + "<p>x</p>")[-1] + 40 * 17

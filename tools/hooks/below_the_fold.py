@@ -56,6 +56,7 @@ class _Open:
     visible: bool
     classes: tuple[str, ...] = ()
     closed_details: bool = False  # a <details> without ``open``: only its summary shows
+    breaks_line: bool = False  # a block (or display formula): its end starts a new line
     tab_blocks: int = 0  # tabbed-content: how many tabbed-blocks it has had so far
 
 
@@ -123,7 +124,9 @@ class _Estimate(HTMLParser):
         attributes = dict(attrs)
         classes = tuple((attributes.get("class") or "").split())
         parent = self._stack[-1] if self._stack else None
-        if tag in LINE_BLOCKS or (tag == "math" and attributes.get("display") == "block"):
+        # an inline formula runs on with the text around it; a display one is a line of its own
+        breaks_line = tag in LINE_BLOCKS or (tag == "math" and attributes.get("display") == "block")
+        if breaks_line:
             self._break_line()
         visible = self._visible() and "hidden" not in attributes
         if parent is not None and parent.closed_details and tag != "summary":
@@ -142,9 +145,8 @@ class _Estimate(HTMLParser):
             self._rows += 1
         if tag in VOID:
             return
-        self._stack.append(
-            _Open(tag, visible, classes, tag == "details" and "open" not in attributes)
-        )
+        closed_details = tag == "details" and "open" not in attributes
+        self._stack.append(_Open(tag, visible, classes, closed_details, breaks_line))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -161,7 +163,7 @@ class _Estimate(HTMLParser):
                 self._end_row()
             if closed.tag == tag:
                 break
-        if tag in LINE_BLOCKS or tag == "math":
+        if closed.breaks_line:
             self._break_line()
 
     def _end_row(self) -> None:
