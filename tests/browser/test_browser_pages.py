@@ -1,7 +1,8 @@
 """Every page of the built site, in both languages, loaded in headless Chromium: no console
 error, no failed request, no request to another host; every formula rendered; every image
 loaded with alt text; every internal link and anchor resolving; a copy button on every
-code block; nothing moving while the page loads."""
+code block; nothing moving while the page loads; no stylesheet started anew once the body
+is there."""
 
 from __future__ import annotations
 
@@ -36,6 +37,21 @@ LOAD_SHIFTS_JS = """async () => {
 # Lighthouse calls a cumulative layout shift below 0.1 good; the site's pages measure ~0.002
 # (the header's icons settling). A block laid out late on the first screen measured 0.18 here.
 MAX_LOAD_SHIFT = 0.01
+
+# Each change of a stylesheet link's address, and whether the page's body existed then: a new
+# address starts the stylesheet anew, and on a laid-out page that means styling every element
+# again (material's instant navigation makes every relative address absolute when its script
+# starts; overrides/main.html does it for the head's links before the body exists).
+STYLESHEET_WATCH_INIT = """
+window.__posencStylesheetChanges = [];
+new MutationObserver(records => {
+  for (const record of records)
+    if (record.target.matches('link[rel="stylesheet"]'))
+      window.__posencStylesheetChanges.push({
+        href: record.target.getAttribute("href"), body: document.body !== null,
+      });
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ["href"]});
+"""
 
 # Text outside code and outside KaTeX output; raw TeX delimiters there mean a formula was
 # not rendered. Collapsed blocks (<details>) count: their formulas must be rendered too.
@@ -125,7 +141,13 @@ def test_the_site_has_pages_in_both_languages(site_url) -> None:
 @pytest.mark.parametrize("site_page", PAGES, ids=str)
 def test_page(page, site_page, site_url) -> None:
     problems: list[str] = []
+    page.add_init_script(STYLESHEET_WATCH_INIT)
     page.goto(site_page.rel, wait_until="networkidle")
+
+    # no stylesheet started anew after the body began (each one restyles the whole page)
+    for change in page.evaluate("window.__posencStylesheetChanges"):
+        if change["body"]:
+            problems.append(f"stylesheet {change['href']} started anew with the body there")
 
     # nothing moves while the page loads; nothing the build let wait is on the first screen
     load = page.evaluate(LOAD_SHIFTS_JS)

@@ -112,6 +112,15 @@ def test_blocks_of_api_documentation_are_candidates_nested_text_is_not() -> None
     assert '<div class="doc-contents">' in marked  # the containers are not candidates
 
 
+def test_cells_of_a_notebook_are_candidates_the_notebook_is_not() -> None:
+    # mkdocs-jupyter: one wrapper and one notebook around every cell of the page
+    cell = '<div class="jp-Cell jp-CodeCell"><div class="highlight"><pre>x\n</pre></div></div>'
+    html = '<div class="jupyter-wrapper"><div class="jp-Notebook">' + MANY + cell + "</div></div>"
+    marked = mark_below_fold(html)
+    assert '<div data-below-fold class="jp-Cell jp-CodeCell"><div class="highlight">' in marked
+    assert '<div class="jupyter-wrapper"><div class="jp-Notebook">' in marked
+
+
 def test_only_the_article_of_a_page_is_touched() -> None:
     page = '<html><body><nav><p>menu</p></nav><article class="md-content__inner md-typeset">'
     page += MANY + "</article><footer>" + FILLER + "</footer></body></html>"

@@ -46,6 +46,9 @@ LINE_BLOCKS = frozenset(
 )
 # Candidates for content-visibility: what the stylesheet may skip (see posenc.css).
 DEFERRABLE = frozenset("p ul ol table blockquote details figure div".split())
+# Classes of containers whose children are candidates too: an API object's documentation, a
+# notebook (mkdocs-jupyter puts every cell in one ``div.jp-Notebook``).
+CONTAINERS = frozenset(("doc-contents", "jp-Notebook"))
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 _SKIPPED_TEXT = frozenset(("script", "style", "template", "svg"))
 
@@ -96,10 +99,11 @@ class _Estimate(HTMLParser):
         return not self._stack or self._stack[-1].visible
 
     def _is_candidate(self, tag: str) -> bool:
-        """A top-level block of the article, or a block of an API object's documentation."""
+        """A top-level block of the article, a block of an API object's documentation, or a
+        notebook's cell (a notebook page is one block holding all its cells)."""
         if tag not in DEFERRABLE:
             return False
-        return not self._stack or "doc-contents" in self._stack[-1].classes
+        return not self._stack or not CONTAINERS.isdisjoint(self._stack[-1].classes)
 
     # ── lines ─────────────────────────────────────────────────────────────
     def _break_line(self) -> None:
