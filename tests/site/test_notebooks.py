@@ -118,6 +118,8 @@ def test_notebook_is_built_in_both_languages(notebook: Path, prefix: str) -> Non
     assert page.is_file(), page
     html = page.read_text(encoding="utf-8")
     assert "jp-OutputArea" in html and not re.search(r'"nbformat":\s*4', html)
+    # mkdocs-jupyter's Mermaid loader (it imports Mermaid from cdnjs) is not on the page
+    assert "cdnjs" not in html and "mermaid" not in html.lower()
     # a download link to the notebook itself (the edit link also ends in .ipynb: not that one)
     name = notebook.name if not prefix else notebook.name.replace(".ipynb", ".zh.ipynb")
     assert re.search(rf'<a href="{re.escape(name)}" download="{re.escape(name)}"', html)
@@ -138,3 +140,26 @@ def test_download_link_goes_under_the_title(lang: str, text: str) -> None:
     html = notebooks._with_download_link('<h1 id="t">T</h1><p>body</p>', page, config)
     link = f'<p class="posenc-notebook-download"><a href="{name}" download="{name}">{text}'
     assert html.startswith(f'<h1 id="t">T</h1>{link}') and html.endswith("<p>body</p>")
+
+
+def test_the_mermaid_loader_goes_and_a_diagram_stops_the_build() -> None:
+    """mkdocs-jupyter's loader, as it writes it, goes with its styles; the rest stays."""
+    from tools.hooks.notebooks import without_mermaid_loader
+
+    loader = (
+        '<script type="module">\n  document.addEventListener("DOMContentLoaded", async () => {'
+        '\n    const diagrams = document.querySelectorAll(".jp-Mermaid > pre.mermaid");'
+        '\n    await import("https://cdnjs.cloudflare.com/ajax/libs/mermaid.mjs");\n  });'
+        "\n</script>\n<style>.jp-RenderedMermaid{overflow: auto;}</style>"
+        "\n<!-- End of mermaid configuration -->"
+    )
+    other = '<script type="module">import("./x.js")</script>'  # another module script stays
+    page = f'<head>{other}</head><body>{loader}<div class="jupyter-wrapper">x</div></body>'
+    assert without_mermaid_loader(page, "n.ipynb") == (
+        f'<head>{other}</head><body><div class="jupyter-wrapper">x</div></body>'
+    )
+    diagram = page.replace(
+        ">x<", '><div class="jp-Mermaid"><pre class="mermaid">a-->b</pre></div><'
+    )
+    with pytest.raises(ValueError, match=r"n\.ipynb: a Mermaid diagram"):
+        without_mermaid_loader(diagram, "n.ipynb")

@@ -10,6 +10,10 @@
   contents' anchors are copied onto them. Plots get a caption-like alt text per language.
 * A download link to the notebook (which mkdocs-jupyter copies next to the page) under the
   page's title, in the page's language.
+* mkdocs-jupyter puts a Mermaid loader on every notebook page: an 11 kB module script that,
+  on a page with a diagram, imports Mermaid from cdnjs.cloudflare.com. The site makes no
+  request to another host, and no notebook has a diagram: the loader and its styles go, and
+  a notebook with a diagram stops the build.
 """
 
 from __future__ import annotations
@@ -108,8 +112,31 @@ _NOTEBOOK_ALT_BY_LANGUAGE = {
 }
 
 
+# from the loader's module script to the comment mkdocs-jupyter ends its Mermaid part with
+_MERMAID_LOADER = re.compile(
+    r'<script type="module">(?:(?!</script>).)*?\.jp-Mermaid'
+    r".*?<!-- End of mermaid configuration -->",
+    re.DOTALL,
+)
+
+
+_MERMAID_DIAGRAM = re.compile(r'class="(?:[^"]* )?jp-Mermaid[ "]')
+
+
+def without_mermaid_loader(page_html: str, name: str) -> str:
+    """``page_html`` without mkdocs-jupyter's Mermaid loader; ValueError on a page with a
+    Mermaid diagram (drawing it would need the loader, and a request to cdnjs)."""
+    if _MERMAID_DIAGRAM.search(page_html):
+        raise ValueError(
+            f"{name}: a Mermaid diagram would be drawn by Mermaid from cdnjs.cloudflare.com "
+            "and the site makes no request to another host; make it a figure drawn by a snippet"
+        )
+    return _MERMAID_LOADER.sub("", page_html, count=1)
+
+
 def on_post_page(output: str, page, config, **kwargs) -> str:
     if not page.file.src_uri.endswith(".ipynb"):
         return output
     language = getattr(page.file, "locale", None) or config.theme.get("language", "en")
+    output = without_mermaid_loader(output, page.file.src_uri)
     return output.replace(_NOTEBOOK_ALT, _NOTEBOOK_ALT_BY_LANGUAGE.get(language, _NOTEBOOK_ALT))
