@@ -17,6 +17,9 @@ Reported, for a person to rewrite (`problems`):
 
 Code, formulas, links, HTML and attribute lists are never touched.
 
+Chinese notebooks (``*.zh.ipynb``) get the same checks on each Markdown cell; ``--fix`` does
+not rewrite a notebook (its JSON is written by Jupyter): a cell to fix is reported.
+
     python -m tools.zh_text          # list the problems, exit 1 if any
     python -m tools.zh_text --fix    # apply the mechanical fixes in place
 """
@@ -24,6 +27,7 @@ Code, formulas, links, HTML and attribute lists are never touched.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -243,6 +247,22 @@ def problems(text: str) -> list[tuple[int, str]]:
     return found
 
 
+def notebook_problems(notebook: Path) -> list[str]:
+    """What ``fix_text`` would change and what ``problems`` reports, in each Markdown cell of
+    a notebook, as ``cell N...: message``."""
+    found = []
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    for number, cell in enumerate(cells, 1):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = "".join(cell["source"])
+        if fix_text(text) != text:
+            found.append(f"cell {number}: punctuation or line breaks that zh_text --fix changes")
+        for line, message in problems(text):
+            found.append(f"cell {number}, line {line}: {message}")
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--fix", action="store_true", help="apply the mechanical fixes in place")
@@ -266,6 +286,13 @@ def main() -> int:
         for line, message in problems(text):
             bad += 1
             print(f"{rel}:{line}: {message}")
+    notebooks = [p for p in layout.pages() if p.suffix == ".ipynb"] if not args.pages else []
+    for notebook in notebooks:
+        if layout.language_of(notebook) != "zh":
+            continue
+        for problem in notebook_problems(notebook):
+            bad += 1
+            print(f"{notebook.relative_to(ROOT)}: {problem}")
     print(f"zh_text: {bad} problem(s)")
     return 1 if bad else 0
 

@@ -7,7 +7,9 @@ formulas and links are never touched.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +123,13 @@ def test_a_malformed_glossary_is_refused(tmp_path) -> None:
     bad.write_text('[[term]]\nen = "x"\n', encoding="utf-8")
     with pytest.raises(ValueError, match="needs both"):
         glossary.terms(bad)
+
+
+def test_a_notebook_cell_to_fix_is_reported_code_cells_are_not_read(tmp_path: Path) -> None:
+    cell = {"cell_type": "markdown", "metadata": {}, "source": ["位置编码,以及 RoPE"]}
+    code = {"cell_type": "code", "metadata": {}, "source": ["x = 1,2"], "outputs": []}
+    notebook = tmp_path / "x.zh.ipynb"
+    notebook.write_text(json.dumps({"cells": [code, cell]}), encoding="utf-8")
+    assert zt.notebook_problems(notebook) == [
+        "cell 2: punctuation or line breaks that zh_text --fix changes"
+    ]
