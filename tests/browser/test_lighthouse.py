@@ -9,11 +9,13 @@ The committed results must cover every page of the built site and meet the budge
 page's committed scores, and the scores measured here, are printed at the end of the run
 ("browser budgets").
 
-Accessibility, best practices and SEO are hard budgets. The mobile performance budget (90) is
-not met on every page yet (issue 19; chapter 10 prints how many pages miss it): until it is,
-a page below it, and committed results that miss a page, report an expected failure with the
-measured numbers (an unexpected pass shows when they are met) instead of stopping every other
-test from landing.
+Every budget is hard for the committed results. Measured here, accessibility, best practices
+and SEO are hard too; performance is judged when this machine is about as fast as the one
+that measured the committed results (Lighthouse's ``benchmarkIndex``, at least
+``COMPARABLE_SPEED`` of theirs): the simulated score starts from the work it observes, so on a
+machine half as fast every page scores lower for that reason alone (chapter 10, "Fast pages").
+On a slower machine a page below the performance budget reports an expected failure with both
+speeds and its numbers.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ from tests.browser.browsing import REPORT, chromium_path, new_context
 pytestmark = pytest.mark.browser
 
 RUNS = int(os.environ.get("POSENC_LIGHTHOUSE_RUNS", "3"))
+# performance measured here is judged against the budget when this machine's benchmarkIndex
+# is at least this share of the committed results' (their median over every run)
+COMPARABLE_SPEED = 0.9
 CHAPTER_WEIGHT_BUDGET = 1_500_000  # bytes, everything transferred, math font included
 
 
@@ -93,7 +98,20 @@ def test_heaviest_page_of_each_kind(site_url, label, tmp_path) -> None:
     hard = [miss for miss in misses if not miss.startswith("performance ")]
     assert not hard, f"{rel}:\n  " + "\n  ".join(hard)
     if misses:
-        pytest.xfail(f"{rel}: {misses[0]} (issue 19: the performance budget is not met yet)")
+        speed = statistics.median(measured["benchmark_index"])
+        committed = _committed_speed()
+        if speed < COMPARABLE_SPEED * committed:
+            pytest.xfail(
+                f"{rel}: {misses[0]}, measured on a machine slower (benchmarkIndex {speed:.0f})"
+                f" than the committed results' ({committed:.0f}): not comparable"
+            )
+    assert not misses, f"{rel}:\n  " + "\n  ".join(misses)
+
+
+def _committed_speed() -> float:
+    """The median benchmarkIndex of every run behind the committed results."""
+    pages = results_file.load_lighthouse()["pages"]
+    return statistics.median(index for row in pages for index in row["benchmark_index"])
 
 
 def test_committed_results_cover_every_page_within_budget() -> None:
@@ -128,18 +146,11 @@ def test_committed_results_cover_every_page_within_budget() -> None:
         if row["scores"][key] < budget
     ]
     assert not stale, f"scores of pages the site no longer has: {stale} (`make lighthouse`)"
-    hard = [line for line in below if " performance " not in line]
-    assert not hard, "below budget: " + "; ".join(hard)
-    problems = []
-    if missing:
-        problems.append(
-            f"{len(missing)} pages without committed scores, e.g. {missing[:3]}; measure them "
-            "with `python -m benchmarks.lighthouse --only PAGE ...` (or all: `make lighthouse`)"
-        )
-    if below:
-        problems.append("performance below budget: " + "; ".join(below))
-    if problems:
-        pytest.xfail("issue 19 not done yet: " + " | ".join(problems))
+    assert not missing, (
+        f"{len(missing)} pages without committed scores, e.g. {missing[:3]}; measure them "
+        "with `python -m benchmarks.lighthouse --only PAGE ...` (or all: `make lighthouse`)"
+    )
+    assert not below, "below budget: " + "; ".join(below)
 
 
 @pytest.mark.skipif("chapter (en)" not in HEAVIEST, reason="no chapter in the built site")
