@@ -1,6 +1,6 @@
 """Budgets: Lighthouse scores (mobile profile) and page weight.
 
-Measuring every page takes longer than ``make test`` can afford (about 45 s a page for three
+Measuring every page takes longer than ``make test`` can afford (about 40 s a page for three
 runs): ``make lighthouse`` measures all of them and commits ``benchmarks/results/lighthouse.json``.
 Here, the heaviest page of each kind (a chapter in each language, the API reference, the
 explorer, a notebook) is measured again, by the median of three runs, never the best: the
