@@ -128,8 +128,6 @@ def _pad(text: str, width: int, right: bool = False) -> str:
 # --8<-- [end:cache]
 
 # --8<-- [start:mscale]
-import math
-
 deepseek_v3 = {  # rope_scaling of DeepSeek-V3's config.json, with rope_theta
     "rope_type": "yarn",
     "rope_theta": 10000.0,
@@ -142,14 +140,10 @@ deepseek_v3 = {  # rope_scaling of DeepSeek-V3's config.json, with rope_theta
 }
 
 
-def yarn_mscale(s: float, mscale: float = 1.0) -> float:
-    """YaRN's sqrt(1/t) = 0.1 ln s + 1, times DeepSeek's mscale coefficient."""
-    return 1.0 if s <= 1 else 0.1 * mscale * math.log(s) + 1.0
-
-
 def softmax_scale(rope: dict, qk_head_dim: int = 192) -> float:
-    """The factor in front of q . k: 1/sqrt(192), times mscale(s, mscale_all_dim) squared."""
-    return qk_head_dim**-0.5 * yarn_mscale(rope["factor"], rope["mscale_all_dim"]) ** 2
+    """The factor in front of q . k: 1/sqrt(192), times YaRN's 0.1 m ln s + 1 squared, with
+    m = mscale_all_dim."""
+    return qk_head_dim**-0.5 * posenc.yarn_mscale(rope["factor"], rope["mscale_all_dim"]) ** 2
 
 
 inv_freq, table_factor = posenc.rope_inv_freq(64, scaling=deepseek_v3)  # the 64 rotated dims
@@ -158,9 +152,10 @@ print("cos/sin factor:", table_factor)
 kept, divided = torch.isclose(ratio, torch.tensor(1.0)), torch.isclose(ratio, torch.tensor(1 / 40))
 print("pairs kept:", kept.nonzero().flatten().tolist())
 print("pairs divided by 40:", divided.nonzero().flatten().tolist())
-print(f"softmax scale: {192**-0.5:.4f} x {yarn_mscale(40, 1.0) ** 2:.4f} = "
+print(f"softmax scale: {192**-0.5:.4f} x {posenc.yarn_mscale(40, 1.0) ** 2:.4f} = "
       f"{softmax_scale(deepseek_v3):.4f}")  # fmt: skip
-assert table_factor == yarn_mscale(40, 1.0) / yarn_mscale(40, 1.0)  # mscale / mscale_all_dim
+# on cos and sin: mscale / mscale_all_dim, both 1 here
+assert table_factor == posenc.yarn_mscale(40, 1.0) / posenc.yarn_mscale(40, 1.0)
 # --8<-- [end:mscale]
 
 # --8<-- [start:mistake_rope_key]

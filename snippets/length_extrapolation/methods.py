@@ -183,13 +183,8 @@ deepseek = {
     "mscale_all_dim": 0.707,
 }
 _, cos_sin_factor = posenc.rope_inv_freq(64, base=10000.0, scaling=deepseek)
-
-
-def get_mscale(scale, m=1.0):
-    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
-
-
-softmax_factor = get_mscale(40, 0.707) ** 2  # what DeepSeek's attention multiplies its scale by
+# what DeepSeek's attention multiplies its softmax scale by: (0.1·mscale_all_dim·ln s + 1)²
+softmax_factor = posenc.yarn_mscale(40, 0.707) ** 2
 print(f"cos/sin factor: {cos_sin_factor}")
 print(f"softmax scale multiplied by {softmax_factor:.4f} = (0.0707·ln 40 + 1)²")
 # --8<-- [end:mscale]

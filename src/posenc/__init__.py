@@ -70,6 +70,7 @@ from .rope_scaling import (
     RopeVariant,
     default_inv_freq,
     rope_inv_freq,
+    yarn_mscale,
 )
 from .sinusoidal import SinusoidalPositionalEncoding, sinusoidal
 
@@ -108,6 +109,7 @@ __all__ = [
     "RopeVariant",
     "ROPE_SCALING",
     "LENGTH_DEPENDENT",
+    "yarn_mscale",
     # alibi
     "alibi_slope_values",
     "alibi_slopes",

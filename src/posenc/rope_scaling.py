@@ -373,9 +373,27 @@ def _prepare_dynamic(spec, max_position_embeddings):
     return spec.replace(original_max_position_embeddings=original or max_position_embeddings)
 
 
-def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    # Attention temperature from the YaRN paper: 0.1·m·ln(s) + 1 (1 when not extending).
-    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
+    r"""YaRN's attention temperature \(\sqrt{1/t} = 0.1\,m\ln s + 1\) for the factor \(s\)
+    (1 when \(s \le 1\): nothing is extended).
+
+    ``rope_inv_freq`` multiplies cos and sin by ``yarn_mscale(factor)`` for plain YaRN, and
+    by ``yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim)`` when the dict
+    has both DeepSeek keys; DeepSeek-V2/V3 also multiply the softmax scale by
+    ``yarn_mscale(factor, mscale_all_dim) ** 2`` (transformers' ``yarn_get_mscale``).
+
+    Args:
+        factor: The scaling factor \(s\); a finite number > 0.
+        mscale: The coefficient \(m\) (``mscale`` or ``mscale_all_dim`` of a config); a
+            finite number >= 0.
+
+    Raises:
+        TypeError: An argument that is not a real number.
+        ValueError: ``factor`` not > 0, or ``mscale`` negative, or either not finite.
+    """
+    factor = check_positive("factor", factor)
+    mscale = check_number("mscale", mscale, at_least=0)
+    return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
 
 
 def _yarn_correction_dim(rotations: float, dim: int, base: float, original: int) -> float:
@@ -389,11 +407,11 @@ def _yarn(dim, base, spec, seq_len, device):
     attention_factor = spec.attention_factor
     if attention_factor is None:
         if spec.mscale and spec.mscale_all_dim:  # DeepSeek-V2/V3: ratio of two temperatures
-            attention_factor = _yarn_mscale(factor, spec.mscale) / _yarn_mscale(
+            attention_factor = yarn_mscale(factor, spec.mscale) / yarn_mscale(
                 factor, spec.mscale_all_dim
             )
         else:
-            attention_factor = _yarn_mscale(factor)
+            attention_factor = yarn_mscale(factor)
     beta_fast, beta_slow = spec.beta_fast or 32, spec.beta_slow or 1
     low = _yarn_correction_dim(beta_fast, dim, base, original)
     high = _yarn_correction_dim(beta_slow, dim, base, original)

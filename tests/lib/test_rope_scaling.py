@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import LlamaConfig
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.deepseek_v3.modeling_deepseek_v3 import yarn_get_mscale
 from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -306,6 +307,13 @@ def test_linear_equals_scaled_positions():
 def test_yarn_attention_factor_is_transformers(factor):
     scaling = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": 64}
     assert posenc.rope_inv_freq(16, scaling=scaling)[1] == reference(16, scaling)[1]
+
+
+@pytest.mark.parametrize("mscale", [0.0, 0.707, 1.0])
+@pytest.mark.parametrize("factor", [0.5, 1.0, 1.5, 4.0, 40.0, 128.0])
+def test_yarn_mscale_is_deepseeks(factor, mscale):
+    # the function DeepSeek-V3's attention takes its softmax scale from
+    assert posenc.yarn_mscale(factor, mscale) == yarn_get_mscale(factor, mscale)
 
 
 def test_registry_takes_a_new_variant_and_rotary_embedding_uses_it():
