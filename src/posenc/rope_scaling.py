@@ -379,8 +379,9 @@ def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
 
     ``rope_inv_freq`` multiplies cos and sin by ``yarn_mscale(factor)`` for plain YaRN, and
     by ``yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim)`` when the dict
-    has both DeepSeek keys; DeepSeek-V2/V3 also multiply the softmax scale by
-    ``yarn_mscale(factor, mscale_all_dim) ** 2`` (transformers' ``yarn_get_mscale``).
+    has both DeepSeek keys, neither 0. DeepSeek-V3's attention in transformers also
+    multiplies the softmax scale by ``yarn_mscale(factor, mscale_all_dim) ** 2`` when
+    ``mscale_all_dim`` is not 0 (its ``yarn_get_mscale`` is this function; chapter 14).
 
     Args:
         factor: The scaling factor \(s\); a finite number > 0.
