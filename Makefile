@@ -78,8 +78,21 @@ build: install cjk-font  ## build the whole site (both languages) into site/, wa
 serve: install cjk-font  ## build and serve the whole site on http://127.0.0.1:8000 (en at /, zh at /zh/)
 	@$(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
 
+# Two pytest processes (pytest-xdist), each taking whole test files, the longest first
+# (tests/conftest.py): the browser files wait on Chromium while the other process computes.
+# TEST_WORKERS=0 runs everything in this one process. The slowest tests are listed at the end.
+TEST_WORKERS ?= 2
 test: lint build browser-deps  ## everything CI runs: lint, the full site build, then every test
-	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest --durations=15 $(PYTEST_ARGS)
+	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 $(PYTEST_ARGS)
+
+# The flake hunt: the browser tests (everything that waits on a page) run again and again
+# with one busy process per core, until they pass STRESS_RUNS times in a row; the first
+# failing run stops it. Run it after touching a browser test, the explorer or the theme.
+STRESS_RUNS ?= 5
+.PHONY: stress
+stress: build browser-deps  ## the browser tests STRESS_RUNS (5) times in a row with every core kept busy
+	@POSENC_REQUIRE_BROWSER=1 $(PY) -m tools.stress --runs $(STRESS_RUNS) -- \
+	  -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m browser $(PYTEST_ARGS)
 
 # Debian packages, installed with apt-get (as root, or through sudo) when missing.
 # fonts-noto-cjk: the Chinese figures are laid out with Noto Sans CJK SC (tools/matplotlibrc),

@@ -27,6 +27,30 @@ def _autograd_left_on():
         pytest.fail("autograd was left switched off: use no_grad()/requires_grad_(False) locally")
 
 
+# `make test` runs the tests in two processes (pytest-xdist, --dist loadfile), which take
+# whole files, in collection order, as each runs out of work. The files that take longest
+# go first, so that the two finish together instead of one running Lighthouse alone at the
+# end; the browser files before the rest, because they mostly wait on Chromium and overlap
+# well with the CPU-bound files (seconds: their share of a 2-core run, `make test` prints
+# the current durations at the end).
+LONGEST_FIRST = (
+    "tests/browser/test_lighthouse.py",  # ~180: 5 pages x 3 Lighthouse runs
+    "tests/browser/test_browser_pages.py",  # ~100: every page
+    "tests/browser/test_browser_navigation.py",  # ~40
+    "tests/browser/test_browser_screenshots.py",  # ~25
+    "tests/browser/test_explorer.py",  # ~20
+    "tests/site/test_snippets.py",  # ~40: every figure drawn again
+    "tests/lib/test_attention.py",  # ~40: FlexAttention compiled
+    "tests/site/test_codeblocks.py",  # ~40: every block of every page
+    "tests/lib/test_rope_kernels.py",  # ~30: torch.compile
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     stats = sys.modules.get("tests.site.test_codeblocks")
     if stats is None:

@@ -39,7 +39,7 @@ def _inputs_digest(script: Path, root: Path, font: str) -> str:
     """Everything a figure depends on: the script, the library, the settings, this tool."""
     h = hashlib.sha256()
     library = sorted((root / "src" / "posenc").rglob("*.py"))
-    tools = [RCFILE, Path(__file__)]
+    tools = [RCFILE, Path(__file__), root / "snippets" / "figures.py"]  # the scripts' helper
     # committed results that figure scripts plot: a new result file must redraw the figure
     for path in [script, *library, *layout.result_files(root)]:
         h.update(path.relative_to(root).as_posix().encode())

@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from experiments.extrapolation.corpus import ALPHABET
+from experiments.extrapolation.train import update
 
 MARK = "$"
 DIGITS = 4
@@ -82,11 +83,7 @@ def fine_tune(
             group["lr"] = lr * min(1.0, (step + 1) / max(1, steps // 10))
         logits = answer_logits(model, inputs)
         loss = F.cross_entropy(logits.flatten(0, 1), digits.flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(loss.item())
+        losses.append(update(model, opt, loss))
     return losses
 
 

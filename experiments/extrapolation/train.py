@@ -93,12 +93,18 @@ def fit(model: torch.nn.Module, train_ids: torch.Tensor, cfg: dict, seed: int) -
             group["lr"] = learning_rate(step, cfg["steps"], cfg["lr"])
         logits = model(window[:, :-1])
         loss = F.cross_entropy(logits.flatten(0, 1), window[:, 1:].flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(loss.item())
+        losses.append(update(model, opt, loss))
     return losses
+
+
+def update(model: torch.nn.Module, opt: torch.optim.Optimizer, loss: torch.Tensor) -> float:
+    """One optimiser step on ``loss``, gradients clipped to norm 1 (every training loop of the
+    experiments: language model, retrieval fine-tuning, chapter 12's variants); the loss."""
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    return loss.item()
 
 
 @torch.no_grad()

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -25,8 +26,7 @@ LABELS = {
 }
 
 
-def draw_bias_matrices(lang="en"):
-    labels = LABELS[lang]
+def draw_bias_matrices(labels):
     seq, heads_shown = 12, (1, 3, 5, 8)
     bias = posenc.alibi_bias(8, seq).numpy()  # (8, seq, seq), m·(j - i)
     future = np.triu(np.ones((seq, seq), dtype=bool), 1)
@@ -39,12 +39,7 @@ def draw_bias_matrices(lang="en"):
         ax.set_xlabel(labels["key"])
         ax.set_ylabel(labels["query"])
     fig.colorbar(image, ax=axes, shrink=0.8, label=labels["bar"])
-    fig.savefig("alibi-bias-matrices.svg" if lang == "en" else "alibi-bias-matrices.zh.svg")
-    plt.close(fig)
+    return fig
 
 
-draw_bias_matrices("en")
-# Chinese labels need the CJK font named as a fallback family (a generic "sans-serif" resolves
-# to one font only, which has no Chinese glyphs)
-with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-    draw_bias_matrices("zh")
+save_each_language(draw_bias_matrices, "alibi-bias-matrices.svg", LABELS)

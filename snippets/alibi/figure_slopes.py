@@ -9,6 +9,7 @@ import math
 import matplotlib.pyplot as plt
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -35,8 +36,7 @@ def growing_slopes(num_heads):
     return slopes
 
 
-def draw_slopes(lang="en"):
-    labels = LABELS[lang]
+def draw_slopes(labels):
     fig, ax = plt.subplots(figsize=(7, 3.8), constrained_layout=True)
     for heads, style in (
         (8, dict(marker="o", markersize=11, markerfacecolor="none")),
@@ -65,12 +65,7 @@ def draw_slopes(lang="en"):
     ax.axhline(1.0, color="gray", linewidth=0.8, linestyle=":")
     ax.legend(fontsize=8, loc="lower left")
     assert math.isclose(min(posenc.alibi_slope_values(12)), 2**-8)
-    fig.savefig("alibi-slopes.svg" if lang == "en" else "alibi-slopes.zh.svg")
-    plt.close(fig)
+    return fig
 
 
-draw_slopes("en")
-# Chinese labels need the CJK font named as a fallback family (a generic "sans-serif" resolves
-# to one font only, which has no Chinese glyphs)
-with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-    draw_slopes("zh")
+save_each_language(draw_slopes, "alibi-slopes.svg", LABELS)

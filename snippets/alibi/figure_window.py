@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import torch
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -25,8 +26,7 @@ LABELS = {
 }
 
 
-def draw_window(lang="en"):
-    labels = LABELS[lang]
+def draw_window(labels):
     k_len = 4097  # longer than the plot: the curves show no end of the sequence
     bias = posenc.alibi_bias(8, 1, k_len, dtype=torch.float64)[:, 0]  # one query, the last
     at_least = bias.softmax(-1).cumsum(-1).flip(-1)  # weight on keys k or more tokens back
@@ -43,12 +43,7 @@ def draw_window(lang="en"):
     ax.set_xlabel(labels["x"])
     ax.set_ylabel(labels["y"])
     ax.legend(fontsize=8, ncol=2, loc="upper right")
-    fig.savefig("alibi-window.svg" if lang == "en" else "alibi-window.zh.svg")
-    plt.close(fig)
+    return fig
 
 
-draw_window("en")
-# Chinese labels need the CJK font named as a fallback family (a generic "sans-serif" resolves
-# to one font only, which has no Chinese glyphs)
-with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-    draw_window("zh")
+save_each_language(draw_window, "alibi-window.svg", LABELS)

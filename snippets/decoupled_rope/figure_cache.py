@@ -7,7 +7,8 @@ decoupled-rope-cache.zh.svg (Chinese labels).
 
 import matplotlib.pyplot as plt
 
-FILES = {"en": "decoupled-rope-cache.svg", "zh": "decoupled-rope-cache.zh.svg"}
+from snippets.figures import save_each_language
+
 LABELS = {
     "en": {
         "rows": ["MHA: key + value\nper head", "GQA: 8 groups", "MLA: latent +\nshared RoPE key", "MQA: one key + value"],
@@ -27,13 +28,7 @@ LABELS = {
 COLOURS = {"kv": "#8c8c8c", "latent": "#4c72b0", "rope": "#dd8452"}
 
 
-def draw_cache(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(LABELS[lang], FILES[lang])
-
-
-def _draw(labels: dict, path: str) -> None:
+def draw_cache(labels: dict) -> plt.Figure:
     heads, head_dim, latent, rope_dim = 128, 128, 512, 64  # DeepSeek-V2/V3
     sizes = [2 * heads * head_dim, 2 * 8 * head_dim, None, 2 * head_dim]
     fig, ax = plt.subplots(figsize=(7.2, 3.0), layout="constrained")
@@ -54,9 +49,7 @@ def _draw(labels: dict, path: str) -> None:
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.legend(loc="lower right", frameon=False, fontsize=8)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_cache("en")
-draw_cache("zh")
+save_each_language(draw_cache, "decoupled-rope-cache.svg", LABELS)

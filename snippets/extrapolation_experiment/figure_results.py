@@ -7,18 +7,18 @@ Each figure is saved twice with the same data: <name>.svg (English labels) and <
 (Chinese labels).
 """
 
+from functools import partial
+
 import matplotlib.pyplot as plt
 from matplotlib.ticker import NullFormatter
 
 from experiments.extrapolation.results import LABELS, committed_seeds, load, spread
+from snippets.figures import save_each_language
 
-FILES = {  # (figure, language) -> file
-    ("perplexity", "en"): "extrapolation-experiment-perplexity.svg",
-    ("perplexity", "zh"): "extrapolation-experiment-perplexity.zh.svg",
-    ("seeds", "en"): "extrapolation-experiment-seeds.svg",
-    ("seeds", "zh"): "extrapolation-experiment-seeds.zh.svg",
-    ("retrieval", "en"): "extrapolation-experiment-retrieval.svg",
-    ("retrieval", "zh"): "extrapolation-experiment-retrieval.zh.svg",
+FILES = {  # figure -> file (English labels; Chinese: .zh.svg)
+    "perplexity": "extrapolation-experiment-perplexity.svg",
+    "seeds": "extrapolation-experiment-seeds.svg",
+    "retrieval": "extrapolation-experiment-retrieval.svg",
 }
 TEXT = {
     "en": {
@@ -90,54 +90,50 @@ def seed_0(report):
     return value
 
 
-def draw(lang="en"):
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        text = TEXT[lang]
-        single = load("full")
-        report = committed_seeds()  # the quick profile until results/seeds.json is committed
-        seeds = len(report["config"]["seeds"])
-        quick = text["quick"] if report["profile"] == "quick" else ""
-        for key in ("perplexity", "seeds", "retrieval"):
-            fig, ax = plt.subplots(figsize=(8, 4.4), constrained_layout=True)
-            if key == "perplexity":  # seed 0
-                lengths = single["config"]["eval_lengths"]
-                draw_lines(ax, lengths, seed_0(single), text["names"])
-            else:
-                lengths = report["config"]["eval_lengths"]
-                field = "perplexity" if key == "seeds" else "retrieval"
-                draw_lines(
-                    ax, lengths, lambda name, n, f=field: spread(report, name, n, f),
-                    text["names"], scale=1 if key == "seeds" else 100,
-                )  # fmt: skip
-                ax.set_title(quick + text["bars"].format(n=seeds), fontsize=9, loc="left")
-            ax.axvline(report["config"]["train_len"], color="0.5", lw=0.8)
-            ax.text(
-                report["config"]["train_len"] * 1.04, 0.97, text["train"], color="0.4",
-                transform=ax.get_xaxis_transform(), va="top", fontsize=9,
-            )  # fmt: skip
-            if key == "retrieval":
-                chance = 100 * report["config"]["retrieval"]["chance"]
-                ax.axhline(chance, color="0.3", lw=0.8, ls=":")
-                ax.text(
-                    lengths[-1], chance + 1.5, text["chance"].format(c=chance), color="0.3",
-                    ha="right", va="bottom", fontsize=8,
-                )  # fmt: skip
-                ax.set_ylim(-3, 103)
-                ax.set_xlabel(text["input"])
-                ax.set_ylabel(text["retrieved"])
-            else:
-                ax.set_yscale("log")
-                ticks = [4, 5, 6, 8, 10, 15, 20, 25, 30]
-                ax.set_yticks(ticks, [str(v) for v in ticks])
-                ax.yaxis.set_minor_formatter(NullFormatter())
-                ax.set_xlabel(text["x"])
-                ax.set_ylabel(text["y"])
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-            fig.savefig(FILES[key, lang])
-            plt.close(fig)
+def draw_figure(key, single, report, text):
+    """One figure: "perplexity" (seed 0), "seeds" (perplexity over the seeds) or "retrieval"."""
+    seeds = len(report["config"]["seeds"])
+    quick = text["quick"] if report["profile"] == "quick" else ""
+    fig, ax = plt.subplots(figsize=(8, 4.4), constrained_layout=True)
+    if key == "perplexity":  # seed 0
+        lengths = single["config"]["eval_lengths"]
+        draw_lines(ax, lengths, seed_0(single), text["names"])
+    else:
+        lengths = report["config"]["eval_lengths"]
+        field = "perplexity" if key == "seeds" else "retrieval"
+        draw_lines(
+            ax, lengths, lambda name, n, f=field: spread(report, name, n, f),
+            text["names"], scale=1 if key == "seeds" else 100,
+        )  # fmt: skip
+        ax.set_title(quick + text["bars"].format(n=seeds), fontsize=9, loc="left")
+    ax.axvline(report["config"]["train_len"], color="0.5", lw=0.8)
+    ax.text(
+        report["config"]["train_len"] * 1.04, 0.97, text["train"], color="0.4",
+        transform=ax.get_xaxis_transform(), va="top", fontsize=9,
+    )  # fmt: skip
+    if key == "retrieval":
+        chance = 100 * report["config"]["retrieval"]["chance"]
+        ax.axhline(chance, color="0.3", lw=0.8, ls=":")
+        ax.text(
+            lengths[-1], chance + 1.5, text["chance"].format(c=chance), color="0.3",
+            ha="right", va="bottom", fontsize=8,
+        )  # fmt: skip
+        ax.set_ylim(-3, 103)
+        ax.set_xlabel(text["input"])
+        ax.set_ylabel(text["retrieved"])
+    else:
+        ax.set_yscale("log")
+        ticks = [4, 5, 6, 8, 10, 15, 20, 25, 30]
+        ax.set_yticks(ticks, [str(v) for v in ticks])
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel(text["x"])
+        ax.set_ylabel(text["y"])
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig
 
 
-draw("en")
-draw("zh")
+single = load("full")
+report = committed_seeds()  # the quick profile until results/seeds.json is committed
+for key, path in FILES.items():
+    save_each_language(partial(draw_figure, key, single, report), path, TEXT)

@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 
 import posenc
+from snippets.figures import save_each_language
 
-FILES = {"en": "learned-similarity.svg", "zh": "learned-similarity.zh.svg"}
 LABELS = {
     "en": {
         "learned": "learned table at initialisation",
@@ -33,14 +33,7 @@ def similarity(rows: torch.Tensor) -> torch.Tensor:
     return rows @ rows.T
 
 
-def draw_similarity(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family (a generic "sans-serif"
-    # resolves to one font only, which has no Chinese glyphs)
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw_similarity(LABELS[lang], FILES[lang])
-
-
-def _draw_similarity(labels: dict[str, str], path: str) -> None:
+def draw_similarity(labels: dict[str, str]) -> plt.Figure:
     torch.manual_seed(0)
     learned = posenc.LearnedPositionalEmbedding(max_positions=128, dim=768)
     panels = [
@@ -54,9 +47,7 @@ def _draw_similarity(labels: dict[str, str], path: str) -> None:
         ax.set_xlabel(labels["x"])
         ax.set_ylabel(labels["y"])
     fig.colorbar(image, ax=axes, label=r"$\cos(E_p, E_q)$")
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_similarity("en")
-draw_similarity("zh")
+save_each_language(draw_similarity, "learned-similarity.svg", LABELS)

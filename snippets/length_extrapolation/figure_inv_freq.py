@@ -4,8 +4,8 @@ import matplotlib.pyplot as plt
 import torch
 
 import posenc
+from snippets.figures import save_each_language
 
-FILES = {"en": "length-extrapolation-inv-freq.svg", "zh": "length-extrapolation-inv-freq.zh.svg"}
 LABELS = {
     "en": {
         "titles": (
@@ -73,8 +73,7 @@ def method_frequencies(head_dim=64, base=10000.0, trained=4096, s=4.0):
     ]
 
 
-def draw_inv_freq(lang="en"):
-    label = LABELS[lang]
+def draw_inv_freq(label):
     fig, axes = plt.subplots(2, 3, figsize=(10, 6), constrained_layout=True)
     panels = zip(axes.flat, label["titles"], method_frequencies(), strict=True)
     for ax, title, (default, scaled) in panels:
@@ -87,9 +86,7 @@ def draw_inv_freq(lang="en"):
     for ax in axes[:, 0]:
         ax.set_ylabel(label["y"])
     axes[0, 0].legend(loc="lower left")
-    fig.savefig(FILES[lang])
-    plt.close(fig)
+    return fig
 
 
-draw_inv_freq("en")
-draw_inv_freq("zh")
+save_each_language(draw_inv_freq, "length-extrapolation-inv-freq.svg", LABELS)

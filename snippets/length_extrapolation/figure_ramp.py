@@ -7,8 +7,8 @@ import matplotlib.pyplot as plt
 import torch
 
 import posenc
+from snippets.figures import save_each_language
 
-FILES = {"en": "length-extrapolation-ramp.svg", "zh": "length-extrapolation-ramp.zh.svg"}
 LABELS = {
     "en": {
         "paper": "paper: linear in r",
@@ -38,8 +38,7 @@ def ramps(head_dim=64, base=10000.0, trained=4096, s=4.0, alpha=1.0, beta=32.0):
     return turns, paper, code
 
 
-def draw_ramp(lang="en"):
-    label = LABELS[lang]
+def draw_ramp(label):
     turns, paper, code = ramps()
     pairs = torch.arange(len(turns))
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), constrained_layout=True)
@@ -54,9 +53,7 @@ def draw_ramp(lang="en"):
     for r in (1.0, 32.0):
         right.axvline(r, color="0.5", lw=0.8, ls=":")
     left.legend(loc="lower left")
-    fig.savefig(FILES[lang])
-    plt.close(fig)
+    return fig
 
 
-draw_ramp("en")
-draw_ramp("zh")
+save_each_language(draw_ramp, "length-extrapolation-ramp.svg", LABELS)

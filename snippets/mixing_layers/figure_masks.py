@@ -9,7 +9,8 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.colors import ListedColormap
 
-FILES = {"en": "mixing-layers-masks.svg", "zh": "mixing-layers-masks.zh.svg"}
+from snippets.figures import save_each_language
+
 LABELS = {
     "en": {
         "titles": ["global (full causal)", "sliding window, w = 4", "chunked, C = 4 (Llama 4)"],
@@ -30,13 +31,7 @@ def masks(n: int = 16, size: int = 4) -> list[torch.Tensor]:
     return [causal, causal & (i - j < size), causal & (i // size == j // size)]
 
 
-def draw_masks(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(LABELS[lang], FILES[lang])
-
-
-def _draw(labels: dict, path: str) -> None:
+def draw_masks(labels: dict) -> plt.Figure:
     fig, axes = plt.subplots(1, 3, figsize=(9.0, 3.3), layout="constrained")
     for ax, mask, title in zip(axes, masks(), labels["titles"], strict=True):
         ax.imshow(mask.float(), cmap=ListedColormap(["#f2f2f2", "#4c72b0"]), vmin=0, vmax=1)
@@ -48,9 +43,7 @@ def _draw(labels: dict, path: str) -> None:
         for side in ("left", "bottom"):
             ax.spines[side].set_visible(False)
     axes[0].set_ylabel(labels["query"], fontsize=9)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_masks("en")
-draw_masks("zh")
+save_each_language(draw_masks, "mixing-layers-masks.svg", LABELS)

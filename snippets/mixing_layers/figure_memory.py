@@ -8,7 +8,8 @@ mixing-layers-memory.zh.svg (Chinese labels).
 
 import matplotlib.pyplot as plt
 
-FILES = {"en": "mixing-layers-memory.svg", "zh": "mixing-layers-memory.zh.svg"}
+from snippets.figures import save_each_language
+
 LABELS = {
     "en": {
         "lines": [
@@ -39,13 +40,7 @@ def curves():
     return tokens, [local, global_, total, dense]
 
 
-def draw_memory(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(LABELS[lang], FILES[lang])
-
-
-def _draw(labels: dict, path: str) -> None:
+def draw_memory(labels: dict) -> plt.Figure:
     tokens, lines = curves()
     fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
     styles = [(":", "#8fb3de"), ("--", "#4c72b0"), ("-", "#4c72b0"), ("-", "#dd8452")]
@@ -56,9 +51,7 @@ def _draw(labels: dict, path: str) -> None:
     ax.set_xlabel(labels["tokens"])
     ax.set_ylabel(labels["memory"])
     ax.legend(frameon=False, fontsize=9)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_memory("en")
-draw_memory("zh")
+save_each_language(draw_memory, "mixing-layers-memory.svg", LABELS)

@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
 
 import posenc
+from snippets.figures import save_each_language
 
-FILES = {"en": "mixing-layers-patterns.svg", "zh": "mixing-layers-patterns.zh.svg"}
 LABELS = {
     "en": {
         "kinds": [
@@ -60,13 +60,7 @@ def _patterns() -> list[tuple[str, str]]:
     return rows
 
 
-def draw_patterns(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(LABELS[lang], FILES[lang])
-
-
-def _draw(labels: dict, path: str) -> None:
+def draw_patterns(labels: dict) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(9.0, 3.2), layout="constrained")
     rows = _patterns()
     for row, (_, text) in enumerate(rows):
@@ -85,9 +79,7 @@ def _draw(labels: dict, path: str) -> None:
     ]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=4,
               frameon=False, fontsize=9)  # fmt: skip
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_patterns("en")
-draw_patterns("zh")
+save_each_language(draw_patterns, "mixing-layers-patterns.svg", LABELS)

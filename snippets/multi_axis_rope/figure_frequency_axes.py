@@ -12,8 +12,8 @@ from matplotlib.patches import Patch, Rectangle
 
 import posenc
 from posenc import rope_axes
+from snippets.figures import save_each_language
 
-FILES = {"en": "multi-axis-rope-frequency-axes.svg", "zh": "multi-axis-rope-frequency-axes.zh.svg"}
 LABELS = {
     "en": {
         "layouts": [
@@ -37,13 +37,7 @@ LABELS = {
 COLOURS = ["#4c72b0", "#dd8452", "#55a868"]  # t, h, w
 
 
-def draw_frequency_axes(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(LABELS[lang], FILES[lang])
-
-
-def _draw(labels: dict, path: str) -> None:
+def draw_frequency_axes(labels: dict) -> plt.Figure:
     layouts = [
         rope_axes.mrope_axes([16, 24, 24]),
         rope_axes.mrope_axes([24, 20, 20], interleaved=True),
@@ -77,9 +71,7 @@ def _draw(labels: dict, path: str) -> None:
         handles=[Patch(facecolor=c, label=name) for c, name in zip(COLOURS, labels["axes"], strict=True)],
         loc="upper center", bbox_to_anchor=(0.5, -0.32), ncols=3, frameon=False, fontsize=9,
     )  # fmt: skip
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_frequency_axes("en")
-draw_frequency_axes("zh")
+save_each_language(draw_frequency_axes, "multi-axis-rope-frequency-axes.svg", LABELS)

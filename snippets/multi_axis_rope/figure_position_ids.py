@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
 
 from posenc import rope_axes
+from snippets.figures import save_each_language
 
-FILES = {"en": "multi-axis-rope-position-ids.svg", "zh": "multi-axis-rope-position-ids.zh.svg"}
 LABELS = {
     "en": {
         "sequence": "index in the sequence",
@@ -37,13 +37,7 @@ LABELS = {
 TEXT, IMAGE = "#dbe7f3", "#f6c28b"
 
 
-def draw_position_ids(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(LABELS[lang], FILES[lang])
-
-
-def _draw(labels: dict, path: str) -> None:
+def draw_position_ids(labels: dict) -> plt.Figure:
     ids = rope_axes.mrope_position_ids([3, (1, 6, 8), 4])  # (3, 19)
     image = slice(3, 15)
     fig, (strip, grid) = plt.subplots(
@@ -99,9 +93,7 @@ def _draw(labels: dict, path: str) -> None:
     grid.tick_params(length=0)
     for side in ("left", "bottom"):
         grid.spines[side].set_visible(False)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_position_ids("en")
-draw_position_ids("zh")
+save_each_language(draw_position_ids, "multi-axis-rope-position-ids.svg", LABELS)

@@ -10,8 +10,8 @@ import math
 import matplotlib.pyplot as plt
 
 import posenc
+from snippets.figures import save_each_language
 
-FILES = {"en": "partial-rotation-frequencies.svg", "zh": "partial-rotation-frequencies.zh.svg"}
 LABELS = {
     "en": {
         "series": ["full RoPE", "NeoX partial rotary, 25%", "p-RoPE, p = 0.75"],
@@ -33,13 +33,7 @@ HEAD_DIM, BASE, TRAINED = 64, 10000.0, 4096
 FLOOR = 1e-6  # where a zero frequency is drawn on the logarithmic axis
 
 
-def draw_frequencies(lang: str = "en") -> None:
-    # Chinese labels need the CJK font named as a fallback family
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(LABELS[lang], FILES[lang])
-
-
-def _draw(labels: dict, path: str) -> None:
+def draw_frequencies(labels: dict) -> plt.Figure:
     scalings = [
         None,
         {"partial_rotary_factor": 0.25},
@@ -71,9 +65,7 @@ def _draw(labels: dict, path: str) -> None:
     ax.set_xlabel(labels["pair"])
     ax.set_ylabel(labels["theta"])
     ax.legend(loc="upper right", fontsize=8, frameon=False)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_frequencies("en")
-draw_frequencies("zh")
+save_each_language(draw_frequencies, "partial-rotation-frequencies.svg", LABELS)

@@ -12,6 +12,7 @@ results = load("cpu")
 import matplotlib.pyplot as plt
 
 from benchmarks.results import rows as matching
+from snippets.figures import save_each_language
 
 
 def series(results, bench, impl, key, layout=None):
@@ -46,8 +47,7 @@ LABELS = {
 }
 
 
-def draw_performance(results, lang="en"):
-    text = LABELS[lang]
+def draw_performance(results, text):
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.4), constrained_layout=True)
     colors = {
         "posenc": "C0",
@@ -109,10 +109,8 @@ def draw_performance(results, lang="en"):
         ax.legend(fontsize=7)
     for ax in axes.flat:
         ax.grid(True, which="both", alpha=0.3)
-    fig.savefig("performance-cpu.svg" if lang == "en" else "performance-cpu.zh.svg")
-    plt.close(fig)
+    return fig
 
 
-draw_performance(results, lang="en")
-draw_performance(results, lang="zh")
+save_each_language(lambda text: draw_performance(results, text), "performance-cpu.svg", LABELS)
 # --8<-- [end:figure]

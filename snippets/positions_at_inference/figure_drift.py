@@ -11,6 +11,7 @@ import torch
 
 import posenc
 from posenc.positions import rerotate
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -56,13 +57,7 @@ def drift_curves(steps=512, start=5000):
     return checkpoints, curves
 
 
-def draw_drift(n, curves, path="positions-at-inference-drift.svg", lang="en"):
-    # Chinese labels need the CJK font named as a fallback family (also when run on its own)
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        _draw(n, curves, path, LABELS[lang])
-
-
-def _draw(n, curves, path, text):
+def draw_drift(n, curves, text):
     fig, ax = plt.subplots(figsize=(6.4, 3.8), constrained_layout=True)
     styles = {
         ("bfloat16", "steps"): dict(color="tab:red"),
@@ -78,10 +73,10 @@ def _draw(n, curves, path, text):
     ax.set_ylabel(text["y"])
     ax.set_title(text["title"], fontsize=11)
     ax.legend(fontsize=9)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
 N, CURVES = drift_curves()
-draw_drift(N, CURVES)
-draw_drift(N, CURVES, "positions-at-inference-drift.zh.svg", lang="zh")
+save_each_language(
+    lambda text: draw_drift(N, CURVES, text), "positions-at-inference-drift.svg", LABELS
+)

@@ -14,6 +14,7 @@ from posenc.positions import (
     positions_from_mask,
     sink_window_keep,
 )
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -57,8 +58,7 @@ def cells(ax, y, values, colors, x0=0.0, labels=None):
         ax.text(x0 - 0.3, y + 0.4, labels, ha="right", va="center", fontsize=9)
 
 
-def draw_position_ids(path="positions-at-inference-position-ids.svg", lang="en"):
-    text = LABELS[lang]
+def draw_position_ids(text):
     fig = plt.figure(figsize=(8.4, 6.0))
     top = fig.add_axes([0.14, 0.69, 0.84, 0.25])
     middle = fig.add_axes([0.14, 0.37, 0.84, 0.25])
@@ -119,9 +119,7 @@ def draw_position_ids(path="positions-at-inference-position-ids.svg", lang="en")
         ax.set_xlim(0, 16)
         ax.set_ylim(0, 3.0 if ax is not bottom else 2.5)
         ax.axis("off")
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_position_ids()
-draw_position_ids("positions-at-inference-position-ids.zh.svg", lang="zh")
+save_each_language(draw_position_ids, "positions-at-inference-position-ids.svg", LABELS)

@@ -10,6 +10,7 @@ import torch
 from matplotlib.patches import Patch, Rectangle
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -55,22 +56,10 @@ LABELS = {
         "t5_title": "T5 分桶：32 个桶，max_distance = 128",
     },
 }
-FILES = {
-    "shaw-clip": {"en": "relative-shaw-clip.svg", "zh": "relative-shaw-clip.zh.svg"},
-    "shift": {"en": "relative-shift.svg", "zh": "relative-shift.zh.svg"},
-    "t5-buckets": {"en": "relative-t5-buckets.svg", "zh": "relative-t5-buckets.zh.svg"},
-}
 ROW_COLOURS = ["#cfe2f3", "#d9ead3", "#fff2cc", "#f4cccc"]  # one pale colour per query row
 
 
-def _in_language(draw, figure: str, lang: str) -> None:
-    # Chinese labels need the CJK font named as a fallback family (a generic "sans-serif"
-    # resolves to one font only, which has no Chinese glyphs)
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        draw(LABELS[lang], FILES[figure][lang])
-
-
-def draw_shaw_clip(labels: dict, path: str, n: int = 10, k: int = 3) -> None:
+def draw_shaw_clip(labels: dict, n: int = 10, k: int = 3) -> plt.Figure:
     index = posenc.relative_positions(n, n).clamp(-k, k)  # clip(j - i, -K, K)
     fig, ax = plt.subplots(figsize=(5, 4.3), constrained_layout=True)
     image = ax.imshow(index.numpy(), cmap="RdBu_r", vmin=-k, vmax=k)
@@ -83,8 +72,7 @@ def draw_shaw_clip(labels: dict, path: str, n: int = 10, k: int = 3) -> None:
     ax.set_ylabel(labels["query"])
     ax.set_title(labels["clip_title"].format(k=k), fontsize=10)
     fig.colorbar(image, ax=ax, label=labels["clip_bar"])
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
 def _shift(x: torch.Tensor) -> torch.Tensor:
@@ -94,7 +82,7 @@ def _shift(x: torch.Tensor) -> torch.Tensor:
     return padded.view(k_len + 1, q_len)[1:].view(q_len, k_len)
 
 
-def draw_relative_shift(labels: dict, path: str, q_len: int = 4, mem: int = 3) -> None:
+def draw_relative_shift(labels: dict, q_len: int = 4, mem: int = 3) -> plt.Figure:
     k_len = q_len + mem
     distance = torch.arange(k_len - 1, -1, -1).expand(q_len, k_len)  # column c: k_len - 1 - c
     row = torch.arange(q_len)[:, None].expand(q_len, k_len)
@@ -150,11 +138,10 @@ def draw_relative_shift(labels: dict, path: str, q_len: int = 4, mem: int = 3) -
         frameon=False,
     )
     fig.suptitle(labels["sizes"].format(q=q_len, k=k_len, m=mem), fontsize=10)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-def draw_t5_buckets(labels: dict, path: str) -> None:
+def draw_t5_buckets(labels: dict) -> plt.Figure:
     offsets = torch.arange(-200, 201)
     fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
     ax.axvline(0, color="gray", lw=0.5)
@@ -171,13 +158,9 @@ def draw_t5_buckets(labels: dict, path: str) -> None:
     ax.set_ylabel(labels["bucket"])
     ax.set_title(labels["t5_title"], fontsize=10)
     ax.legend(fontsize=9)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-_in_language(draw_shaw_clip, "shaw-clip", "en")
-_in_language(draw_shaw_clip, "shaw-clip", "zh")
-_in_language(draw_relative_shift, "shift", "en")
-_in_language(draw_relative_shift, "shift", "zh")
-_in_language(draw_t5_buckets, "t5-buckets", "en")
-_in_language(draw_t5_buckets, "t5-buckets", "zh")
+save_each_language(draw_shaw_clip, "relative-shaw-clip.svg", LABELS)
+save_each_language(draw_relative_shift, "relative-shift.svg", LABELS)
+save_each_language(draw_t5_buckets, "relative-t5-buckets.svg", LABELS)

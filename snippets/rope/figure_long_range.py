@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -28,7 +29,6 @@ LABELS = {
         "y": "除以 d",
     },
 }
-FILES = {"en": "rope-long-range.svg", "zh": "rope-long-range.zh.svg"}
 
 
 def score_and_bound(q: np.ndarray, k: np.ndarray, phases: np.ndarray):
@@ -40,7 +40,7 @@ def score_and_bound(q: np.ndarray, k: np.ndarray, phases: np.ndarray):
     return score, bound
 
 
-def draw_long_range(labels: dict, path: str) -> None:
+def draw_long_range(labels: dict) -> plt.Figure:
     head_dim = 64
     inv_freq = posenc.default_inv_freq(head_dim).double().numpy()
     # every distance up to 100, then about 1000 more spread evenly on the log axis up to 4096
@@ -64,12 +64,7 @@ def draw_long_range(labels: dict, path: str) -> None:
         ax.set_xlabel(labels["x"])
         ax.legend(fontsize=8, loc="lower left")
     axes[0].set_ylabel(labels["y"])
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-for lang in ("en", "zh"):
-    # Chinese labels need the CJK font named as a fallback family (a generic "sans-serif"
-    # resolves to one font only, which has no Chinese glyphs)
-    with plt.rc_context({"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}):
-        draw_long_range(LABELS[lang], FILES[lang])
+save_each_language(draw_long_range, "rope-long-range.svg", LABELS)

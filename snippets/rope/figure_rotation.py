@@ -9,9 +9,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import posenc
+from snippets.figures import save
 
 
-def draw_pair_rotation(path="rope-pair-rotation.svg"):
+def draw_pair_rotation():
     theta = math.pi / 6  # a fast pair: 30 degrees per position
     slow = theta / 4  # a slower pair of the same vector
     fig, ax = plt.subplots(figsize=(4.6, 4.6), constrained_layout=True)
@@ -45,10 +46,10 @@ def draw_pair_rotation(path="rope-pair-rotation.svg"):
     ax.set_xlabel(r"$x_{2i}$")
     ax.set_ylabel(r"$x_{2i+1}$")
     ax.legend(fontsize=8, loc="lower left")
-    fig.savefig(path)
+    return fig
 
 
-def draw_frequencies(path="rope-frequencies.svg"):
+def draw_frequencies():
     head_dim = 64
     inv_freq = posenc.default_inv_freq(head_dim).double().numpy()
     positions = np.arange(0, 200)
@@ -64,8 +65,8 @@ def draw_frequencies(path="rope-frequencies.svg"):
     ax.set_ylabel(r"$\cos(m\theta_i)$")
     ax.set_title(r"$d = 64,\ b = 10000$", fontsize=10)
     ax.legend(fontsize=8, loc="lower left", ncol=2)
-    fig.savefig(path)
+    return fig
 
 
-draw_pair_rotation()
-draw_frequencies()
+save(draw_pair_rotation(), "rope-pair-rotation.svg")
+save(draw_frequencies(), "rope-frequencies.svg")

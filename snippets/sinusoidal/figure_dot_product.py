@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import torch
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -24,8 +25,7 @@ LABELS = {
 }
 
 
-def draw_dot_product(path="sinusoidal-dot-product.svg", lang="en"):
-    text = LABELS[lang]
+def draw_dot_product(text):
     pe = posenc.sinusoidal(2048, 512).double()
     middle = 1024
     offsets = torch.arange(-1024, 1024)
@@ -49,9 +49,7 @@ def draw_dot_product(path="sinusoidal-dot-product.svg", lang="en"):
     right.set_xlabel(text["offset"])
     right.set_title(text["right"])
     right.legend(fontsize=9)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_dot_product()
-draw_dot_product("sinusoidal-dot-product.zh.svg", lang="zh")
+save_each_language(draw_dot_product, "sinusoidal-dot-product.svg", LABELS)

@@ -6,6 +6,7 @@ Each figure is saved twice, with English and with Chinese labels (same data).
 import matplotlib.pyplot as plt
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -27,8 +28,7 @@ LABELS = {
 }
 
 
-def draw_heatmap(path="sinusoidal-heatmap.svg", lang="en"):
-    text = LABELS[lang]
+def draw_heatmap(text):
     pe = posenc.sinusoidal(100, 64)  # 100 positions, d_model = 64
     fig, ax = plt.subplots(figsize=(7, 4), constrained_layout=True)
     image = ax.imshow(
@@ -38,12 +38,10 @@ def draw_heatmap(path="sinusoidal-heatmap.svg", lang="en"):
     ax.set_ylabel(text["position"])
     ax.set_title(text["heatmap"])
     fig.colorbar(image, ax=ax, label=text["value"])
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-def draw_curves(path="sinusoidal-curves.svg", lang="en"):
-    text = LABELS[lang]
+def draw_curves(text):
     pe = posenc.sinusoidal(100, 64)
     fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
     for dim in (0, 8, 16, 32):  # sine dimensions of pairs i = 0, 4, 8, 16
@@ -52,11 +50,8 @@ def draw_curves(path="sinusoidal-curves.svg", lang="en"):
     ax.set_ylabel("PE(p)")
     ax.set_title(text["curves"])
     ax.legend(loc="lower left", fontsize=9)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_heatmap()
-draw_heatmap("sinusoidal-heatmap.zh.svg", lang="zh")
-draw_curves()
-draw_curves("sinusoidal-curves.zh.svg", lang="zh")
+save_each_language(draw_heatmap, "sinusoidal-heatmap.svg", LABELS)
+save_each_language(draw_curves, "sinusoidal-curves.svg", LABELS)

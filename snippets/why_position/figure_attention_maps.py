@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import torch
 
 import posenc
+from snippets.figures import save_each_language
 
 LABELS = {
     "en": {
@@ -35,8 +36,7 @@ def attention_weights(token_ids, embedding, w_q, w_k, with_position):
     return scores.softmax(dim=-1)
 
 
-def draw_attention_maps(path="why-position-attention-maps.svg", lang="en"):
-    text = LABELS[lang]
+def draw_attention_maps(text):
     torch.manual_seed(0)
     dim = 16
     embedding = torch.randn(3, dim)  # one random vector per word: dog, bites, man
@@ -65,9 +65,7 @@ def draw_attention_maps(path="why-position-attention-maps.svg", lang="en"):
             label = text["with"] if with_position else text["no"]
             sentence = text["joiner"].join(words)
             ax.set_title(text["title"].format(sentence=sentence, label=label), fontsize=10)
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
-draw_attention_maps()
-draw_attention_maps("why-position-attention-maps.zh.svg", lang="zh")
+save_each_language(draw_attention_maps, "why-position-attention-maps.svg", LABELS)

@@ -106,6 +106,18 @@ def check_numbers(name: str, value: object, *, above: float = 0) -> tuple[float,
     return tuple(check_number(f"{name}[{i}]", v, above=above) for i, v in enumerate(value))
 
 
+def check_ints(name: str, value: object, *, length: int | None = None) -> tuple[int, ...]:
+    """Check that ``value`` is a non-empty list or tuple of ints >= 1 (``length`` of them if
+    given). A tensor is refused: reading its values would synchronise with its device."""
+    if isinstance(value, str | bytes | torch.Tensor) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of ints >= 1, got {_given(value)}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{name} must have {length} entries, got {len(value)}: {list(value)!r}")
+    if not value:
+        raise ValueError(f"{name} must not be empty")
+    return tuple(check_int(f"{name}[{i}]", v, minimum=1) for i, v in enumerate(value))
+
+
 def check_bool(name: str, value: object) -> bool:
     """Check that ``value`` is True or False (not a truthy int or string)."""
     if not isinstance(value, bool):

@@ -133,11 +133,20 @@ def rotary_cos_sin(
     attention_factor = check_number("attention_factor", attention_factor, above=0)
     dtype = check_float_dtype("dtype", dtype)
     angles = positions.float()[..., None] * inv_freq.float()  # m·θ_i in float32
-    if layout == "half":
-        angles = torch.cat((angles, angles), dim=-1)
-    else:
-        angles = angles.repeat_interleave(2, dim=-1)
+    return _cos_sin_from_angles(angles, layout, attention_factor, dtype)
+
+
+def _cos_sin_from_angles(
+    angles: torch.Tensor, layout: str, attention_factor: float, dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(a·cos, a·sin)`` of float32 angles ``(..., pairs)``, widened to ``(..., 2·pairs)`` in
+    ``layout``'s channel order and cast to ``dtype`` last. Arguments already checked: the one
+    place every table of the package (`rotary_cos_sin`, `posenc.rope_axes`) is made."""
     cos, sin = angles.cos() * attention_factor, angles.sin() * attention_factor
+    if layout == "half":
+        cos, sin = torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)
+    else:
+        cos, sin = cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
     return cos.to(dtype), sin.to(dtype)
 
 

@@ -38,7 +38,6 @@ one axis plus the rotated width, ``(batch, seq, head_dim)``; for queries
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -47,54 +46,19 @@ import torch
 
 from ._checks import (
     check_choice,
+    check_device,
     check_even,
+    check_float_dtype,
     check_floating,
     check_int,
+    check_ints,
+    check_number,
     check_positions,
 )
+from .rope import LAYOUTS, _cos_sin_from_angles
 from .rope_scaling import default_inv_freq
 
-LAYOUTS = ("half", "interleaved")
 AXIAL_SPLITS = ("halves", "parity")
-
-
-def _check_number(name: str, value: object, *, above: float) -> float:
-    # A finite real number > above (not a bool).
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"{name} must be a finite number > {above:g}, got {type(value).__name__} {value!r}"
-        )
-    if not (math.isfinite(value) and value > above):
-        raise ValueError(f"{name} must be a finite number > {above:g}, got {value!r}")
-    return float(value)
-
-
-def _check_dtype(name: str, value: object) -> torch.dtype:
-    if not isinstance(value, torch.dtype) or not value.is_floating_point:
-        raise TypeError(f"{name} must be a floating-point torch.dtype, got {value!r}")
-    return value
-
-
-def _check_device(name: str, value: object) -> torch.device | None:
-    if value is None or isinstance(value, torch.device):
-        return value
-    if isinstance(value, str):
-        try:
-            return torch.device(value)
-        except RuntimeError:
-            pass
-    raise TypeError(f"{name} must be a torch.device, a device string or None, got {value!r}")
-
-
-def _check_int_list(name: str, value: object, *, length: int | None = None) -> tuple[int, ...]:
-    # A list or tuple of ints >= 1 (a tensor is refused: its values would be read on the host).
-    if isinstance(value, str | bytes | torch.Tensor) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list of ints >= 1, got {type(value).__name__} {value!r}")
-    if length is not None and len(value) != length:
-        raise ValueError(f"{name} must have {length} entries, got {len(value)}: {list(value)!r}")
-    if not value:
-        raise ValueError(f"{name} must not be empty")
-    return tuple(check_int(f"{name}[{i}]", v, minimum=1) for i, v in enumerate(value))
 
 
 # ── which axis each frequency pair follows ──────────────────────────────────
@@ -125,7 +89,7 @@ def mrope_axes(sections: Sequence[int], *, interleaved: bool = False) -> tuple[i
             interleaved order cannot give: each axis must end up with the pairs its section
             asks for.
     """
-    sections = _check_int_list("sections", sections, length=3)
+    sections = check_ints("sections", sections, length=3)
     if not isinstance(interleaved, bool):
         raise TypeError(f"interleaved must be True or False, got {interleaved!r}")
     pairs = sum(sections)
@@ -205,17 +169,12 @@ def multi_axis_cos_sin(
             f"inv_freq must be on positions' device ({positions.device}), got {inv_freq.device}"
         )
     check_choice("layout", layout, LAYOUTS)
-    attention_factor = _check_number("attention_factor", attention_factor, above=0)
-    dtype = _check_dtype("dtype", dtype)
+    attention_factor = check_number("attention_factor", attention_factor, above=0)
+    dtype = check_float_dtype("dtype", dtype)
     index = torch.tensor(axes, device=positions.device)
     chosen = positions.index_select(0, index)  # (pairs, *shape): p_{a_j} for every pair j
     angles = chosen.movedim(0, -1).float() * inv_freq.float()  # φ_j = θ_j · p_{a_j}, float32
-    cos, sin = angles.cos() * attention_factor, angles.sin() * attention_factor
-    if layout == "half":
-        cos, sin = torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)
-    else:
-        cos, sin = cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
-    return cos.to(dtype), sin.to(dtype)
+    return _cos_sin_from_angles(angles, layout, attention_factor, dtype)
 
 
 def _check_axes(axes: object, n_axes: int) -> tuple[int, ...]:
@@ -336,7 +295,7 @@ def mrope_position_ids(
             ``time_interval`` that is not a finite number > 0.
     """
     merge = check_int("spatial_merge_size", spatial_merge_size, minimum=1)
-    device = _check_device("device", device)
+    device = check_device("device", device)
     if isinstance(pieces, str | bytes | torch.Tensor) or not isinstance(pieces, Sequence):
         raise TypeError(
             f"pieces must be a list of ints (text) and (t, h, w) tuples (images, videos), "
@@ -374,7 +333,7 @@ def _check_grid(name: str, piece: object, merge: int) -> VisionGrid:
             f"{name} must be (t, h, w) or (t, h, w, time_interval), got {len(piece)} entries"
         )
     t, h, w = (check_int(f"{name}[{k}]", v, minimum=1) for k, v in enumerate(piece[:3]))
-    interval = _check_number(f"{name}[3]", piece[3], above=0) if len(piece) == 4 else 1.0
+    interval = check_number(f"{name}[3]", piece[3], above=0) if len(piece) == 4 else 1.0
     for axis, size in (("h", h), ("w", w)):
         if size % merge:
             raise ValueError(
@@ -410,7 +369,7 @@ def patch_positions(
     height = check_int("height", height, minimum=1)
     width = check_int("width", width, minimum=1)
     merge = check_int("merge_size", merge_size, minimum=1)
-    device = _check_device("device", device)
+    device = check_device("device", device)
     for name, size in (("height", height), ("width", width)):
         if size % merge:
             raise ValueError(f"{name} must be divisible by merge_size ({merge}), got {size}")
@@ -451,9 +410,9 @@ def axial_inv_freq(
             f"head_dim must be a multiple of 4 (two axes, each with pairs of channels), "
             f"got {head_dim}"
         )
-    base = _check_number("base", base, above=1)
+    base = check_number("base", base, above=1)
     check_choice("split", split, AXIAL_SPLITS)
-    device = _check_device("device", device)
+    device = check_device("device", device)
     if split == "halves":
         ladder = default_inv_freq(head_dim // 2, base, device=device)  # base^(-2k/(d/2))
         return torch.cat((ladder, ladder))

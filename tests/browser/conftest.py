@@ -15,6 +15,9 @@ import pytest
 from tests.browser import sitepages
 from tests.browser.browsing import CHROMIUM_ARGS, REPORT, Watch, chromium_path, new_context
 from tests.browser.server import SiteServer
+from tools import layout
+
+FAILURES = layout.ROOT / "artifacts" / "failures"
 
 
 def _missing(what: str) -> None:
@@ -28,6 +31,36 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("browser budgets")
         for line in REPORT:
             terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing browser test says where the browser was: the address of each page it had
+    open, the size of the window and a picture of it (artifacts/failures/<test>.png), next to
+    pytest's own account of what was expected and what was seen."""
+    report = yield
+    if report.when == "call" and report.failed:
+        pages = [value for value in item.funcargs.values() if hasattr(value, "screenshot")]
+        pages += [p for v in item.funcargs.values() if isinstance(v, dict) for p in v.values()
+                  if hasattr(p, "screenshot")]  # fmt: skip
+        lines = []
+        for number, page in enumerate(pages):
+            try:
+                if page.is_closed():
+                    continue
+                FAILURES.mkdir(parents=True, exist_ok=True)
+                picture = FAILURES / f"{_safe(item.nodeid)}-{number}.png"
+                page.screenshot(path=picture)
+                lines.append(f"{page.url} (window {page.viewport_size}): {picture}")
+            except Exception as err:  # noqa: BLE001 - the report must not hide the failure
+                lines.append(f"(page {number}: no picture, {type(err).__name__}: {err})")
+        if lines:
+            report.sections.append(("where the browser was", "\n".join(lines)))
+    return report
+
+
+def _safe(nodeid: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in nodeid)[-120:]
 
 
 @pytest.fixture(scope="session")

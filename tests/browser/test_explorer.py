@@ -65,8 +65,13 @@ def explorer(context):
 
 
 PANELS = ("frequencies", "scaling", "distance", "alibi")
+# every visible chart drawn at its box's present width (a chart is drawn again when its width
+# changes, e.g. when a scroll bar appears: an element found before that is gone after it), and
+# no panel with a redraw still to come
 DRAWN_JS = """() => [...document.querySelectorAll('.pe-plot[data-chart]')]
-    .filter(p => p.offsetParent).every(p => p.querySelector('svg'))"""
+    .filter(p => p.offsetParent).every(p => p.querySelector('svg')
+      && Number(p.dataset.drawnWidth) === Math.round(p.getBoundingClientRect().width))
+    && !document.querySelector('.pe-panel[data-pending]')"""
 
 
 def wait_ready(page) -> None:
@@ -102,11 +107,14 @@ def set_controls(page, panel: str, **values) -> None:
 
 
 def wait_param(page, panel: str, **values) -> None:
-    """Wait until the panel has redrawn with these values (it records them in data-params)."""
+    """Wait until the panel has redrawn with these values (it records them in data-params)
+    and has no redraw still to come (data-pending): a value typed equal to the one shown
+    still redraws the panel, one frame later, and replaces its charts."""
     page.wait_for_function(
         """([selector, want]) => {
-            const params = JSON.parse(document.querySelector(selector).dataset.params || "{}");
-            return Object.entries(want).every(([k, v]) => params[k] === v);
+            const root = document.querySelector(selector);
+            const params = JSON.parse(root.dataset.params || "{}");
+            return !root.dataset.pending && Object.entries(want).every(([k, v]) => params[k] === v);
         }""",
         arg=[_panel(panel), values],
     )
@@ -489,6 +497,27 @@ def _drawn(page) -> dict[str, int]:
     )
 
 
+def _counting_swaps(page):
+    """A context manager factory: ``with swapped_in("explorer/"): click()`` returns once
+    material has swapped in the next page (it announces each on ``document$``, after it has
+    replaced the content) and that page is the one named. The address changes earlier, when
+    the click is handled: a test that waits for the address alone can find the previous
+    page's panels, which the swap then removes from under it."""
+    import contextlib
+
+    page.evaluate("window.__swaps = 0; document$.subscribe(() => window.__swaps++)")
+
+    @contextlib.contextmanager
+    def swapped_in(rel: str):
+        before = page.evaluate("window.__swaps")
+        yield
+        page.wait_for_function("n => window.__swaps > n", arg=before)
+        canonical = page.evaluate("document.querySelector('link[rel=canonical]')?.href")
+        assert canonical and canonical.endswith(rel), f"swapped in {canonical}, not {rel}"
+
+    return swapped_in
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     """Reached by a click from the home page (material swaps the content in, no page load),
@@ -500,11 +529,9 @@ def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     page.wait_for_load_state("networkidle")
     page.evaluate("window.__sameDocument = true")
     target = site_url + EXPLORER.in_lang(lang).rel
-    page.locator('.md-nav a[href$="explorer/"]').first.click()
-    page.wait_for_url(target)
-    page.wait_for_function(
-        "document.querySelector('link[rel=canonical]')?.href.endsWith('explorer/')"
-    )
+    swapped_in = _counting_swaps(page)
+    with swapped_in("explorer/"):
+        page.locator('.md-nav a[href$="explorer/"]').first.click()
     wait_ready(page)
     assert page.evaluate("window.__sameDocument === true"), "the page was loaded, not swapped in"
     drawn = _drawn(page)
@@ -513,12 +540,11 @@ def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     set_controls(page, "alibi", heads=6)
     assert len(table(page, "alibi", "slopes")) == 6
     # away and back
-    page.locator('.md-nav a[href$="chapters/06-alibi/"]').first.click()
-    page.wait_for_url(re.compile(r".*/chapters/06-alibi/$"))
-    page.go_back()
-    page.wait_for_url(re.compile(re.escape(target) + "(#.*)?$"))  # navigation.tracking adds #
-    swapped_in = "document.querySelector('link[rel=canonical]')?.href.endsWith('explorer/')"
-    page.wait_for_function(swapped_in)  # material swaps the content in after the URL changes
+    with swapped_in("chapters/06-alibi/"):
+        page.locator('.md-nav a[href$="chapters/06-alibi/"]').first.click()
+    with swapped_in("explorer/"):
+        page.go_back()
+    assert re.fullmatch(re.escape(target) + "(#.*)?", page.url)  # navigation.tracking adds #
     wait_ready(page)
     assert page.evaluate("window.__sameDocument === true")
     set_controls(page, "alibi", heads=5)

@@ -945,7 +945,9 @@
 
     function draw(chart) {
       var size = panel.sizes[chart];
-      if (panel.charts[chart] && size && size.width > 0) panel.charts[chart](panel.hosts[chart], size);
+      if (!(panel.charts[chart] && size && size.width > 0)) return;
+      panel.charts[chart](panel.hosts[chart], size);
+      panel.hosts[chart].dataset.drawnWidth = size.width;  // what it was drawn for (tests)
     }
 
     function redraw() {
@@ -955,11 +957,16 @@
       definition.render(panel, panel.state, data);
       Object.keys(panel.hosts).forEach(draw);
       root.dataset.params = JSON.stringify(panel.state);
+      delete root.dataset.pending;
     }
 
+    /* data-pending marks a redraw that is asked for and not yet done: until it is gone, the
+       numbers and charts on the page may still be those of the values before (a reader's
+       script or a test waits for it, not for a time) */
     function schedule() {
       if (panel.pending) return;
       panel.pending = true;
+      root.dataset.pending = "true";
       requestAnimationFrame(redraw);
     }
 
