@@ -81,6 +81,68 @@ def test_smoke_run_writes_valid_json(tmp_path: Path, capsys) -> None:
     assert "targets" in printed and "rope half" in printed
 
 
+def _measured_peak(run) -> int:
+    """The most memory ``run`` had allocated at once on the CPU, by the profiler's record of
+    every allocation and free in time order."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    with torch.profiler.profile(activities=activities, profile_memory=True) as profile:
+        run()
+    live = peak = 0
+    for event in sorted(profile.events(), key=lambda e: e.time_range.start):
+        live += event.self_cpu_memory_usage
+        peak = max(peak, live)
+    return peak
+
+
+@pytest.mark.parametrize("impl", ["no_bias", "broadcast", "materialised"])
+def test_alibi_memory_estimate_bounds_what_a_candidate_allocates(impl) -> None:
+    """The estimate the benchmark plans with is at least what the candidate's code really
+    allocates (measured here on the CPU; CUDA's kernels differ, see the estimate's docstring)."""
+    batch, heads, seq, head_dim = 1, 4, 256, 32
+    q, k, v = (torch.randn(batch, heads, seq, head_dim) for _ in range(3))
+    slopes = posenc.alibi_slopes(heads)
+    runs = {
+        "no_bias": lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=True
+        ),
+        "broadcast": lambda: posenc.attention(q, k, v, alibi_slopes=slopes, backend="sdpa"),
+        "materialised": lambda: bench._materialised_alibi_attention(q, k, v, slopes),
+    }
+    with torch.no_grad():
+        runs[impl]()  # first-call allocations (caches) are not the candidate's
+        measured = _measured_peak(runs[impl])
+    estimate = bench.alibi_peak_bytes(impl, batch, heads, seq, head_dim, 4)
+    assert measured > 0 and measured <= estimate, (impl, measured, estimate)
+
+
+def test_cuda_plan_fits_an_80_gb_card() -> None:
+    """What `make bench` would run on one 80 GB GPU, planned here without one: every candidate
+    it runs is estimated within 80 % of the card, temporaries included; FlexAttention and the
+    unbiased floor run at every length; the rest are skipped with their size as the reason."""
+    cfg = bench.config("cuda", smoke=False, compile_=True)
+    card = 80 * 2**30
+    plan = bench.plan_alibi(cfg, "cuda", card)
+    assert {row["seq_len"] for row in plan} == set(cfg["alibi_seq"])
+    for row in plan:
+        if row["skip"] is None:
+            assert row["peak_bytes"] <= 0.8 * card, row
+        else:
+            assert "GiB" in row["skip"], row
+        if row["impl"] in ("flex", "no_bias"):
+            assert row["skip"] is None, row
+    longest = [row for row in plan if row["seq_len"] == max(cfg["alibi_seq"])]
+    assert {row["impl"] for row in longest if row["skip"]} == {"broadcast", "materialised"}
+    assert "L=" in bench.plan_table(plan) and "skipped" in bench.plan_table(plan)
+
+
+def test_sinusoidal_check_holds_at_every_configured_length() -> None:
+    """Two correct float32 tables drift apart with the position (the angle's rounding): the
+    CUDA configuration's 131072 positions differ by more than the old 1e-3, within the bound."""
+    n = max(bench.config("cuda", smoke=False, compile_=True)["sin_seq"])
+    difference = (posenc.sinusoidal(n, 64) - bench._sinusoidal_reference(n, 64)).abs().max()
+    assert 1e-3 < difference.item() <= bench.sinusoidal_tolerance(n)
+
+
 def test_committed_results_are_complete() -> None:
     """The chapter reads benchmarks/results/cpu.json: a full (not smoke) CPU run."""
     results = results_file.load("cpu")  # checks the schema
