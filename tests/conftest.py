@@ -17,6 +17,25 @@ import torch
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+DEVICES = [
+    "cpu",
+    pytest.param(
+        "cuda",
+        marks=[
+            pytest.mark.gpu,
+            pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here"),
+        ],
+    ),
+]
+
+
+@pytest.fixture(params=DEVICES)
+def device(request) -> str:
+    """Every device this machine has: the test runs on the CPU, and on CUDA when there is one
+    (`pytest -m gpu` selects the CUDA runs)."""
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def _autograd_left_on():
     """A snippet run in this process must not switch autograd off for the tests after it
