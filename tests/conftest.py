@@ -14,6 +14,8 @@ import sys
 import pytest
 import torch
 
+from tests import machine
+
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
@@ -37,6 +39,16 @@ def device(request) -> str:
 
 
 @pytest.fixture(autouse=True)
+def _machine_shared(request):
+    """Every test but a speed measurement holds the machine lock shared (tests/machine.py)."""
+    if request.node.get_closest_marker("alone_on_the_machine"):
+        yield
+        return
+    with machine.shared(machine.run_folder(request)):
+        yield
+
+
+@pytest.fixture(autouse=True)
 def _autograd_left_on():
     """A snippet run in this process must not switch autograd off for the tests after it
     (a global ``torch.set_grad_enabled(False)`` once broke every gradient test that followed)."""
@@ -47,11 +59,12 @@ def _autograd_left_on():
 
 
 # `make test` runs the tests in two processes (pytest-xdist, --dist loadfile), which take
-# whole files, in collection order, as each runs out of work. The files that take longest
-# go first, so that the two finish together instead of one running Lighthouse alone at the
-# end; the browser files before the rest, because they mostly wait on Chromium and overlap
-# well with the CPU-bound files (seconds: their share of a 2-core run, `make test` prints
-# the current durations at the end).
+# whole files, in collection order, as each runs out of work. Lighthouse goes first: its
+# measurements have the machine to themselves (tests/machine.py), so the other process waits
+# for them and the rest is shared out after. Then the files that take longest, the browser
+# files before the rest because they mostly wait on Chromium and overlap well with the
+# CPU-bound files (seconds: their share of a 2-core run; `make test` prints the current
+# durations at the end).
 LONGEST_FIRST = (
     "tests/browser/test_lighthouse.py",  # ~180: 5 pages x 3 Lighthouse runs
     "tests/browser/test_browser_pages.py",  # ~100: every page

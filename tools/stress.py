@@ -41,7 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for run in range(1, args.runs + 1):
             start = time.monotonic()
-            done = subprocess.run([sys.executable, "-m", "pytest", "-q", *args.pytest_args])
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", *args.pytest_args],
+                # Lighthouse's simulated performance score counts the busy cores against the
+                # page: under load it is reported, not judged (its other scores still are)
+                env={**os.environ, "POSENC_CORES_KEPT_BUSY": "1"},
+            )
             took = time.monotonic() - start
             if done.returncode != 0:
                 print(f"stress: run {run} of {args.runs} FAILED after {took:.0f} s (see above)")

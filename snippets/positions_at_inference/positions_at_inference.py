@@ -350,8 +350,11 @@ def best_of(fn, repeats=20):
 
 attend = best_of(lambda: posenc.attention(query, cache_k, cache_v, causal=False))
 turn = best_of(lambda: rerotate(cache_k, 1, inv_freq))
-n = cache_k.numel()
-print(f"numbers moved: re-rotation {2 * n} (reads and writes K), attention {2 * n} (reads K and V)")
+# the least each step must move: what it reads and what it writes back to the cache
+rotated = rerotate(cache_k, 1, inv_freq)
+re_rotation = cache_k.numel() + rotated.numel()  # reads K, writes it rotated
+attention_step = cache_k.numel() + cache_v.numel()  # reads K and V (the query is tiny)
+print(f"numbers moved: re-rotation {re_rotation}, attention {attention_step}")
 print("re-rotation takes more than a third of the attention step:", turn > attend / 3)
 # --8<-- [end:cost]
 

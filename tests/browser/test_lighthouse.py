@@ -15,7 +15,9 @@ that measured the committed results (Lighthouse's ``benchmarkIndex``, at least
 ``COMPARABLE_SPEED`` of theirs): the simulated score starts from the work it observes, so on a
 machine half as fast every page scores lower for that reason alone (chapter 10, "Fast pages").
 On a slower machine a page below the performance budget reports an expected failure with both
-speeds and its numbers.
+speeds and its numbers. For the same reason each page is measured with no other test of the
+run beside it (tests/machine.py: `make test` runs two processes), and under `make stress`,
+which keeps every core busy on purpose, performance is reported, not judged.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from benchmarks.lighthouse import (
     page_kind,
     site_pages,
 )
+from tests import machine
 from tests.browser import sitepages
 from tests.browser.browsing import REPORT, chromium_path, new_context
 
@@ -71,8 +74,17 @@ def _line(page: str, scores: dict, extra: str = "") -> str:
     return f"{page or '(home)'}: {shown}{extra}"
 
 
+@pytest.fixture
+def machine_to_itself(request):
+    """Each page is measured with no other test of this run beside it (tests/machine.py):
+    the simulated score counts what else the machine was doing."""
+    with machine.alone(machine.run_folder(request)):
+        yield
+
+
+@pytest.mark.alone_on_the_machine
 @pytest.mark.parametrize("label", sorted(HEAVIEST))
-def test_heaviest_page_of_each_kind(site_url, label, tmp_path) -> None:
+def test_heaviest_page_of_each_kind(site_url, label, tmp_path, machine_to_itself) -> None:
     if not LIGHTHOUSE.exists():
         pytest.fail("node_modules/.bin/lighthouse missing: run `make install` (npm ci)")
     if chromium_path() is None:
@@ -97,6 +109,8 @@ def test_heaviest_page_of_each_kind(site_url, label, tmp_path) -> None:
     ]
     hard = [miss for miss in misses if not miss.startswith("performance ")]
     assert not hard, f"{rel}:\n  " + "\n  ".join(hard)
+    if misses and os.environ.get("POSENC_CORES_KEPT_BUSY") == "1":  # set by tools/stress.py
+        pytest.xfail(f"{rel}: {misses[0]}, measured while every core was kept busy on purpose")
     if misses:
         speed = statistics.median(measured["benchmark_index"])
         committed = _committed_speed()
