@@ -60,7 +60,6 @@ import torch.nn.functional as F
 
 import posenc
 from benchmarks import results as results_file
-from posenc import rope_triton
 
 # ── Candidate RoPE implementations ──────────────────────────────────────────
 # cos/sin: full-width tables (seq, head_dim) in the layout's order, as posenc.rotary_cos_sin
@@ -199,10 +198,10 @@ def bench_rope(cfg: dict, device: str, out: dict) -> None:
                 )
             if rope_compiled is not None:
                 candidates["posenc_compiled"] = lambda: rope_compiled(q, k)
-            if device == "cuda" and rope_triton.triton is not None:  # the hand-written kernel
+            if device == "cuda" and _triton_kernel() is not None:  # the hand-written kernel
                 positions = torch.arange(seq, device=device)
                 inv_freq = posenc.rope_inv_freq(head_dim)[0].to(device)
-                candidates["posenc_triton"] = lambda: rope_triton.rotate_qk(
+                candidates["posenc_triton"] = lambda: _triton_kernel().rotate_qk(
                     q, k, positions, inv_freq, layout=layout
                 )
             if compiled is not None:
@@ -232,6 +231,13 @@ def bench_rope(cfg: dict, device: str, out: dict) -> None:
                     "floor": "copy", "bytes_moved": moved,
                     "gb_per_s": moved / (s["median_ms"] * 1e-3) / 1e9, **s,
                 })  # fmt: skip
+
+
+def _triton_kernel():
+    """posenc.rope_triton where Triton is installed (imported only for a CUDA run), else None."""
+    from posenc import rope_triton
+
+    return rope_triton if rope_triton.triton is not None else None
 
 
 def _materialised_alibi_attention(q, k, v, slopes):

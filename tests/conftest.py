@@ -17,6 +17,10 @@ import torch
 from tests import machine
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Without a GPU, Triton kernels (posenc.rope_triton) run in Triton's interpreter on the CPU.
+# It is read when a kernel is defined, so it is set before anything imports one.
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
 DEVICES = [

@@ -1,21 +1,16 @@
 """posenc.rope_triton: the Triton RoPE kernel equals posenc's rotation in every call form.
 
-Without a GPU the kernel runs in Triton's interpreter (TRITON_INTERPRET=1, set here before
-the kernel is defined); on a CUDA machine the compiled kernel runs on the device, and
-``pytest -m gpu`` selects those runs."""
+Without a GPU the kernel runs in Triton's interpreter (TRITON_INTERPRET=1, which
+tests/conftest.py sets before anything defines a kernel); on a CUDA machine the compiled
+kernel runs on the device, and ``pytest -m gpu`` selects those runs."""
 
 from __future__ import annotations
-
-import os
 
 import pytest
 import torch
 
-if not torch.cuda.is_available():  # read when the kernel is defined: before the import
-    os.environ.setdefault("TRITON_INTERPRET", "1")
-
-import posenc  # noqa: E402
-from posenc import rope_triton  # noqa: E402
+import posenc
+from posenc import rope_triton
 
 pytestmark = pytest.mark.skipif(rope_triton.triton is None, reason="Triton is not installed")
 
