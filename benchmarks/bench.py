@@ -60,6 +60,7 @@ import torch.nn.functional as F
 
 import posenc
 from benchmarks import results as results_file
+from benchmarks.machine import cpu_name
 
 # ── Candidate RoPE implementations ──────────────────────────────────────────
 # cos/sin: full-width tables (seq, head_dim) in the layout's order, as posenc.rotary_cos_sin
@@ -498,16 +499,8 @@ def config(device: str, smoke: bool, compile_: bool) -> dict:
 
 
 def machine_info(device: str) -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     info = {
-        "cpu": cpu,
+        "cpu": cpu_name(),
         "cpu_count": os.cpu_count(),
         "torch_threads": torch.get_num_threads(),
         "torch": torch.__version__,

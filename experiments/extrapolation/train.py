@@ -20,6 +20,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from benchmarks.machine import cpu_name
 from experiments.extrapolation import results as results_file
 from experiments.extrapolation.corpus import ALPHABET, load_splits
 from experiments.extrapolation.model import METHODS, TinyLM
@@ -129,15 +130,7 @@ def evaluate(model: TinyLM, valid_ids: torch.Tensor, length: int, eval_tokens: i
 
 
 def hardware() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "threads": torch.get_num_threads(), "device": "cpu"}
+    return {"cpu": cpu_name(), "threads": torch.get_num_threads(), "device": "cpu"}
 
 
 def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
