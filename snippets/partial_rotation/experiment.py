@@ -1,7 +1,8 @@
 """Chapter "Partial and proportional rotation": tiny character LMs with full, partial and p-RoPE.
 
 The model, corpus, learning-rate schedule and evaluation are chapter 8's
-(``experiments/extrapolation``, reused through its functions, not copied); only the RoPE of every
+(``experiments/extrapolation``, reused through its functions, not copied), in a smaller
+configuration (``PROFILES``: 2 heads, 400 steps); between the variants only the RoPE of every
 layer changes, through ``TinyLM.set_rope_scaling`` before training. Each variant is trained with
 three seeds (initial weights and batches) at length 128 and evaluated at 128 to 1024.
 
