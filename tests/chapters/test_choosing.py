@@ -317,8 +317,8 @@ def every_layer() -> dict:
 
 
 def test_rope_hidden_states_hold_no_absolute_position(every_layer) -> None:
-    """'there is no position code in the hidden state': shifting every position leaves every
-    RoPE layer's hidden states unchanged, while an added code changes them."""
+    """'no absolute position that a linear read-out could recover': shifting every position
+    leaves every RoPE layer's hidden states unchanged, while an added code changes them."""
     run, tokens = every_layer["run"], every_layer["test"]
     for name, changed in (("rope", False), ("added", True)):
         before, after = run(tokens, name)[0], run(tokens, name, offset=100)[0]
