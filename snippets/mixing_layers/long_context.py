@@ -161,11 +161,15 @@ scales = temperature(torch.arange(20000))
 first = int((scales > 1).nonzero()[0])
 print(first, round(temperature(torch.tensor(1048575)).item(), 4))
 
-# Scout: the pairs with a wavelength above 8192 tokens, and how far the fastest of them turns
-# across the 8191 steps a chunk spans, at the trained frequency and divided by 16
+# Scout's RoPE layers: with equal low and high factors, Meta's apply_scaling divides by 16 every
+# pair whose wavelength exceeds 8192 tokens and leaves the others (a step; posenc's llama3
+# type wants high > low); how far the fastest divided pair turns across the 8191 steps of a
+# chunk, before and after
 inv_freq = posenc.default_inv_freq(128, 500000.0)
-slow = inv_freq[2 * math.pi / inv_freq > 8192]
-print(len(slow), round(slow.max().item() * 8191, 2), round(slow.max().item() / 16 * 8191, 2))
+divided = 2 * math.pi / inv_freq > 8192
+fastest = inv_freq[divided].max().item()
+print(int(divided.sum()), int((~divided).sum()), round(2 * math.pi / fastest))
+print(round(fastest * 8191, 2), round(fastest / 16 * 8191, 2))
 # --8<-- [end:exercise_temperature]
 
 if __name__ == "__main__":

@@ -134,8 +134,9 @@ def _causal_block_mask(
 
     Built once per (q_len, k_len, device) and kept (the 16 most recent): building it is some
     three hundred small tensor operations, ~1.4 ms of host time per call on an H100 machine
-    where the kernel itself took 0.13 ms at L = 1024 (``../shared/gpu``); a repeated call now
-    dispatches only the kernel. Its tensors are O((L/128)²) int32, no (L, L) tensor.
+    where the kernel itself took 0.13 ms at L = 1024
+    (``benchmarks/results/gpu/h100-2026-11-26``); a repeated call now dispatches only the
+    kernel. Its tensors are O((L/128)²) int32, no (L, L) tensor.
 
     ``create_block_mask`` would evaluate the mask at every (query, key) pair, a (q_len, k_len)
     tensor; here the tiles follow from arithmetic. Query tile ``t`` holds positions
@@ -246,9 +247,10 @@ def _flex(q, k, v, *, causal, alibi_slopes, scale):
 
 
 def _auto_backend(device_type: str, q_len: int, flex_usable: bool) -> str:
-    """What ``backend="auto"`` runs, by what was measured on an H100 (``../shared/gpu``):
-    FlexAttention for a prompt with ALiBi on CUDA (0.74 ms against SDPA's 6.6 ms with a
-    4 GiB mask at 4k tokens), SDPA for a decoding step (0.3–0.5 ms against 1.7–6.3 ms at
+    """What ``backend="auto"`` runs, by what was measured on an H100
+    (``benchmarks/results/gpu/h100-2026-11-26``): FlexAttention for a prompt with ALiBi on
+    CUDA (0.74 ms against SDPA's 6.6 ms with a 4 GiB mask at 4k tokens), SDPA for a decoding
+    step (0.3–0.5 ms against 1.7–6.3 ms at
     1k–32k keys: its mask is only heads × keys) and on every other device."""
     return "flex" if flex_usable and device_type == "cuda" and q_len > 1 else "sdpa"
 

@@ -8,7 +8,7 @@ one batch row, computes \(a\cos(p\,\theta_i)\) and \(a\sin(p\,\theta_i)\) for it
 \(p\) in float32 (no table is read from memory), and rotates that token's pairs in every
 head of ``q`` and then of ``k``; channels past ``2 * len(inv_freq)`` are copied (partial
 rotary). An untuned kernel of this design reached 88-89 % of a copy's bandwidth on an H100
-(``../shared/gpu``); this one is not yet measured on a GPU.
+(``benchmarks/results/gpu/h100-2026-11-26``); this one is not yet measured on a GPU.
 
 Triton is optional: ``pip install triton``. Without a GPU its interpreter runs the same kernel
 on a CPU (``TRITON_INTERPRET=1`` set before this module is imported), which is how the tests

@@ -314,6 +314,17 @@ def test_the_tiny_profile_runs_every_variant(experiment) -> None:
         assert all(math.isfinite(v) for run in runs for v in run["perplexity"].values())
 
 
+def test_its_configuration_is_the_one_the_page_names(experiment) -> None:
+    """'2 heads of 32 dimensions and 400 steps, where chapter 8 trains 4 heads of 16 for 800
+    steps': the configuration differs from chapter 8's, the variants differ only in RoPE."""
+    from experiments.extrapolation.train import PROFILES as CHAPTER_8
+
+    ours, theirs = experiment["PROFILES"]["full"], CHAPTER_8["full"]
+    assert (ours["heads"], ours["dim"] // ours["heads"], ours["steps"]) == (2, 32, 400)
+    assert (theirs["heads"], theirs["dim"] // theirs["heads"], theirs["steps"]) == (4, 16, 800)
+    assert {method for method, _ in experiment["VARIANTS"].values()} <= {"rope", "nope"}
+
+
 def test_committed_results_cover_every_variant_seed_and_length(experiment) -> None:
     """results.json: three seeds per variant, each model under a minute of CPU time."""
     report = json.loads((CHAPTER.snippet_folder / "results.json").read_text())
