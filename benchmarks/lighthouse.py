@@ -18,7 +18,7 @@ Every run records Lighthouse's ``benchmarkIndex`` (its measure of this machine's
 machine scores lower) and the run records the 1-minute load average before and after.
 
 ``--compare-math`` builds the site a second time with the other formula output
-(``POSENC_MATH_OUTPUT``, see ``tools/katex.py``) and measures the formula-heaviest chapters in
+(``POSENC_MATH_OUTPUT``, see ``tools/formulas.py``) and measures the formula-heaviest chapters in
 both builds: bytes of the HTML, of its formulas, and Lighthouse's median. The results land in
 ``math_comparison`` (chapter 10 prints them); a later run without ``--compare-math`` keeps the
 committed comparison. The schema is in ``benchmarks/results.py``.
@@ -43,7 +43,7 @@ from pathlib import Path
 from benchmarks import results as results_file
 from tests.browser.browsing import CHROMIUM_ARGS, chromium_path
 from tests.browser.server import SiteServer
-from tools import katex, layout
+from tools import formulas, layout
 
 LIGHTHOUSE = layout.ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
@@ -311,8 +311,8 @@ def compare_math(
     """The formula-heaviest chapters (English) in this build's formula output and in KaTeX's
     HTML + MathML (``katex-html``), built here into a temporary folder. Rows of ``already``
     (this run's measurements of ``site``) are reused instead of measured again."""
-    chosen = katex.output_mode()
-    other = "katex-html" if chosen != "katex-html" else katex.DEFAULT_OUTPUT
+    chosen = formulas.output_mode()
+    other = "katex-html" if chosen != "katex-html" else formulas.DEFAULT_OUTPUT
     wanted = math_pages(site)
     measured: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
                 "the other categories come from the first run"
             ),
             "runs": args.runs,
-            "math_output": katex.output_mode(),
+            "math_output": formulas.output_mode(),
             "budgets": BUDGETS,
             "load_average": {
                 "start": round(load_start, 2),

@@ -92,7 +92,7 @@ def row(results: dict[str, Any], **match: Any) -> dict[str, Any]:
 #     machine        {cpu_count, platform, lighthouse, chromium, node}
 #     method         how the pages were served and measured
 #     runs           Lighthouse runs per page
-#     math_output    the formula output the site was built with (tools/katex.py)
+#     math_output    the formula output the site was built with (tools/formulas.py)
 #     budgets        {category: lowest acceptable score}
 #     load_average   {start, end}: the 1-minute load average around the run
 #     pages          one row per page and language:

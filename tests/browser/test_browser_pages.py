@@ -53,8 +53,9 @@ new MutationObserver(records => {
 }).observe(document, {subtree: true, attributes: true, attributeFilter: ["href"]});
 """
 
-# Text outside code and outside KaTeX output; raw TeX delimiters there mean a formula was
-# not rendered. Collapsed blocks (<details>) count: their formulas must be rendered too.
+# Text outside code and outside rendered formulas (class katex, tools/formulas.py); raw TeX
+# delimiters there mean a formula was not rendered. Collapsed blocks (<details>) count: their
+# formulas must be rendered too.
 VISIBLE_TEXT_JS = """() => {
   const root = document.querySelector('.md-content').cloneNode(true);
   root.querySelectorAll('pre, code, script, style, .katex, .jp-InputArea, clipboard-copy')
@@ -156,7 +157,7 @@ def test_page(page, site_page, site_url) -> None:
     if load["firstWaiting"] is not None and load["firstWaiting"] < load["screen"]:
         problems.append(f"a block marked data-below-fold at {load['firstWaiting']:.0f} px")
 
-    # formulas: none left as TeX, each one rendered by KaTeX at build time
+    # formulas: none left as TeX, each one rendered at build time (tools/formulas.py)
     text = page.evaluate(VISIBLE_TEXT_JS)
     for raw in ("\\(", "\\[", "$$"):
         if raw in text:

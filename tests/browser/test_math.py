@@ -1,4 +1,4 @@
-"""Formulas as MathML (tools/katex.py): the math font the site ships holds every character
+"""Formulas as MathML (tools/formulas.py): the math font the site ships holds every character
 the formulas use, and Chromium lays the formulas out with it: brackets stretch around a
 matrix, primes sit on the line, no formula collapses."""
 
@@ -10,12 +10,12 @@ from html import unescape
 import pytest
 
 from tests.browser import sitepages
-from tools import katex
+from tools import formulas
 
-FONT = sitepages.SITE / "assets" / "katex" / katex.MATH_FONT
+FONT = sitepages.SITE / "assets" / "formulas" / formulas.MATH_FONT
 MATH = re.compile(r"<math\b.*?</math>", re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
-MATHML_OUTPUT = katex.uses_math_font()
+MATHML_OUTPUT = formulas.uses_math_font()
 # Noto Sans Math has no overline (U+203E, Temml's \\bar accent): it comes from the text font,
 # which every system has with it, and Temml's stylesheet places it (checked on screenshots)
 FROM_THE_TEXT_FONT = {"\u203e"}
@@ -68,7 +68,7 @@ def test_math_font_has_every_character_the_formulas_use() -> None:
 
 @needs_mathml
 def test_no_prime_left_in_a_script() -> None:
-    """x' is x′ on the line (tools/katex.py `_primes_on_the_line`)."""
+    """x' is x′ on the line (tools/formulas.py `_primes_on_the_line`)."""
     offenders = [
         str(page) for page in _math_pages() if 'class="tml-prime"' in page.file.read_text("utf-8")
     ]

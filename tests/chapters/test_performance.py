@@ -160,7 +160,7 @@ def test_committed_results_are_complete() -> None:
 # these tests replace it with fixed reports and check what the section says about the method.
 
 from benchmarks import lighthouse  # noqa: E402
-from tools import katex  # noqa: E402
+from tools import formulas  # noqa: E402
 
 
 def _report(performance: float) -> dict:
@@ -240,14 +240,14 @@ def test_math_pages_are_the_formula_heaviest_english_chapters(tmp_path: Path) ->
 
 
 def test_compare_math_builds_a_valid_other_output(monkeypatch, tmp_path: Path) -> None:
-    """--compare-math builds the site with KaTeX's HTML and MathML (a mode tools/katex.py
+    """--compare-math builds the site with KaTeX's HTML and MathML (a mode tools/formulas.py
     knows) and measures only the English formula-heaviest chapters, reusing this run's."""
     monkeypatch.delenv("POSENC_MATH_OUTPUT", raising=False)
-    assert katex.output_mode() == "mathml"  # the site ships MathML alone
+    assert formulas.output_mode() == "mathml"  # the site ships MathML alone
     built, measured = [], []
 
     def build_site(destination: Path, math_output: str) -> None:
-        assert math_output in katex.OUTPUTS
+        assert math_output in formulas.OUTPUTS
         built.append(math_output)
         _fake_site(destination)
 

@@ -94,6 +94,21 @@ def test_no_request_to_another_host(page: Path) -> None:
     assert not foreign, f"requests to other hosts: {foreign}"
 
 
+@pytest.mark.parametrize("page", [*PAGES, SITE / "404.html"], ids=[*IDS, "404"])
+def test_what_a_page_loads_exists(page: Path) -> None:
+    """Scripts, stylesheets and preloads of the site's own files (the formulas' stylesheet
+    link that mkdocs.yml puts in every page is replaced or removed: no such file exists)."""
+    missing = []
+    for tag, attrs in _parse(page).tags:
+        url = attrs.get("src", "") if tag == "script" else ""
+        if tag == "link" and attrs.get("rel") in ("stylesheet", "preload", "modulepreload"):
+            url = attrs.get("href", "")
+        target = _local(urljoin(_url(page), url)) if url else None
+        if target is not None and not target.is_file():
+            missing.append(url)
+    assert not missing, f"loads files the site does not have: {missing}"
+
+
 def test_stylesheets_load_nothing_from_other_hosts() -> None:
     for css in SITE.rglob("*.css"):
         urls = re.findall(r"url\(\s*['\"]?([^)'\"]+)", css.read_text(encoding="utf-8"))

@@ -3,7 +3,7 @@
 Why at build time: client-side MathJax was most of a page's load time (NOTES.md), and a
 page with pre-rendered math needs no script, works offline and survives material's instant
 navigation untouched. The renderer runs in one long-lived Node process
-(tools/katex_render.cjs).
+(tools/render_formulas.cjs).
 
 Why MathML alone: every current browser lays out MathML Core (Chromium since 109, Firefox,
 Safari). KaTeX's HTML output drew each formula twice (HTML for the eye, MathML for screen
@@ -13,6 +13,12 @@ KaTeX fork that writes MathML Core: Unicode letters for \\mathbb and \\mathcal, 
 brackets, big operators) renders the site's formulas with a fifth of the bytes. Chapter 10's
 "Fast pages" section prints the measurement (``benchmarks/lighthouse.py --compare-math``);
 ``POSENC_MATH_OUTPUT`` builds the site with another output (`OUTPUTS`) to compare again.
+
+Every output is wrapped as KaTeX wraps its own, ``<span class="katex">`` (inside
+``<span class="katex-display">`` for a display formula): KaTeX's stylesheet needs those
+classes for the ``katex-html`` comparison build, and one wrapper for every output lets the
+site's stylesheet, the tests and ``benchmarks/lighthouse.py`` find formulas the same way in
+each build. The module is named for what it does; only that wrapper keeps KaTeX's name.
 
 Two sources of TeX reach the HTML:
 * Markdown pages and docstrings, through ``pymdownx.arithmatex`` (generic mode):
@@ -34,7 +40,7 @@ from pathlib import Path
 
 from tools.layout import ROOT
 
-RENDERER = Path(__file__).resolve().parent / "katex_render.cjs"
+RENDERER = Path(__file__).resolve().parent / "render_formulas.cjs"
 NODE_MODULES = ROOT / "node_modules"
 KATEX_DIST = NODE_MODULES / "katex" / "dist"
 TEMML_CSS = NODE_MODULES / "temml" / "dist" / "Temml-NotoSans.css"
@@ -42,7 +48,7 @@ TEMML_CSS = NODE_MODULES / "temml" / "dist" / "Temml-NotoSans.css"
 MATH_FONT_SOURCE = (
     NODE_MODULES / "@fontsource" / "noto-sans-math" / "files"
 ) / "noto-sans-math-latin-400-normal.woff"
-MATH_FONT = "fonts/math.woff"  # under assets/katex/: the subset the site's formulas use
+MATH_FONT = "fonts/math.woff"  # under assets/formulas/: the subset the site's formulas use
 OUTPUTS = {
     "mathml": "MathML Core written by Temml, laid out by the browser with Noto Sans Math",
     "katex-html": "KaTeX's HTML (its stylesheet and fonts) plus a MathML copy for screen readers",
@@ -60,10 +66,10 @@ def output_mode() -> str:
 
 
 class MathError(RuntimeError):
-    """A formula KaTeX cannot render; the message names the formula and the reason."""
+    """A formula the renderer cannot parse; the message names the formula and the reason."""
 
 
-class KatexRenderer:
+class FormulaRenderer:
     """One Node process for the whole build; answers are memoised (pages repeat formulas)."""
 
     def __init__(self) -> None:
@@ -192,7 +198,7 @@ def _italic(char: str) -> str | None:
 
 
 _TAG = re.compile(r"<[^>]+>")
-_renderer = KatexRenderer()
+_renderer = FormulaRenderer()
 
 # arithmatex (generic) wraps TeX in its delimiters inside a span/div of class "arithmatex"
 _ARITHMATEX = re.compile(
@@ -297,9 +303,9 @@ def _minify(css: str) -> str:
     return re.sub(r"\s*([{};:,>])\s*", r"\1", css).replace(";}", "}").strip()
 
 
-def katex_css(mode: str | None = None) -> str:
+def formula_css(mode: str | None = None) -> str:
     """The stylesheet the formulas of ``mode`` (default: this build's) need; font addresses
-    are relative to ``assets/katex/``.
+    are relative to ``assets/formulas/``.
 
     * ``mathml``: Temml's stylesheet for Noto Sans Math (Chromium's prime, accents and
       WebKit/Firefox corrections), its font rule replaced by ours for the subset we ship.
@@ -345,11 +351,10 @@ def write_math_font(target: Path, characters: set[str]) -> int:
 
 
 def copy_assets(site_dir: Path) -> None:
-    """Write the formulas' stylesheet and fonts: the Noto Sans Math subset for the MathML
-    outputs, KaTeX's WOFF2 fonts for its HTML."""
-    target = site_dir / "assets" / "katex"
+    """Write the formulas' fonts: the Noto Sans Math subset for the MathML outputs, KaTeX's
+    WOFF2 fonts for its HTML. Their stylesheet is written into each page (`style_page`)."""
+    target = site_dir / "assets" / "formulas"
     target.mkdir(parents=True, exist_ok=True)
-    (target / "katex.min.css").write_text(katex_css(), encoding="utf-8")
     if uses_math_font():
         write_math_font(target / MATH_FONT, _renderer.characters)
         return
@@ -358,22 +363,25 @@ def copy_assets(site_dir: Path) -> None:
         shutil.copyfile(font, target / "fonts" / font.name)
 
 
-_KATEX_LINK = re.compile(
-    r'<link rel="stylesheet" href="(?P<href>[^"]*assets/katex/katex\.min\.css)">'
+# mkdocs.yml lists this stylesheet in extra_css, so that material writes its link where the
+# page's stylesheets go; no such file is written: `style_page` replaces the link with the
+# stylesheet itself on a page with formulas and removes it from every other page.
+_STYLESHEET_LINK = re.compile(
+    r'<link rel="stylesheet" href="(?P<href>[^"]*assets/formulas/formulas\.css)">'
 )
 
 
 def style_page(page_html: str) -> str:
-    """A page with formulas gets their stylesheet inline (and a preload of the math font, so
-    it arrives with the page rather than after the first layout); a page without loses the
-    link to it."""
-    link = _KATEX_LINK.search(page_html)
+    """A page with formulas gets their stylesheet inline, in place of the link to
+    ``assets/formulas/formulas.css`` (and a preload of the math font, so it arrives with the
+    page rather than after the first layout); a page without loses the link."""
+    link = _STYLESHEET_LINK.search(page_html)
     if link is None:
         return page_html
     if 'class="katex"' not in page_html:
         return page_html[: link.start()] + page_html[link.end() :]
     folder = link.group("href").rsplit("/", 1)[0] + "/"
-    css = katex_css().replace("url(fonts/", f"url({folder}fonts/")
+    css = formula_css().replace("url(fonts/", f"url({folder}fonts/")
     head = ""
     if uses_math_font():
         head = (
