@@ -1,5 +1,5 @@
-// Render TeX at build time, so pages ship no math JavaScript (used by tools/katex.py).
-// Usage: node katex_render.cjs [OUTPUT]
+// Render TeX at build time, so pages ship no math JavaScript (driven by tools/formulas.py).
+// Usage: node render_formulas.cjs [OUTPUT]
 //   mathml        MathML Core, written by Temml (a KaTeX fork that keeps only MathML) [default]
 //   katex-html    KaTeX's HTML and a MathML copy for screen readers
 //   katex-mathml  KaTeX's MathML alone
