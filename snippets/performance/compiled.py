@@ -1,4 +1,4 @@
-"""Chapter "Performance": RotaryEmbedding(compiled=True) rotates q and k with one kernel.
+"""Chapter "Performance": RotaryEmbedding(kernel="compiled") rotates q and k with one kernel.
 
 Run it: python snippets/performance/compiled.py   (compiles on the first call: a few seconds)
 """
@@ -11,7 +11,7 @@ from torch._inductor.utils import run_and_get_code  # returns the code inductor 
 
 import posenc
 
-rope = posenc.RotaryEmbedding(64, layout="half", compiled=True)
+rope = posenc.RotaryEmbedding(64, layout="half", kernel="compiled")
 q, k = torch.randn(4, 16, 1024, 64), torch.randn(4, 16, 1024, 64)
 (q_rot, k_rot), sources = run_and_get_code(rope, q, k)
 code = "\n".join(sources)

@@ -111,7 +111,7 @@ def rotate_qk_compiled(
         return _compiled_rotate_qk()(q, k, cos, sin, layout)
     except torch._dynamo.exc.BackendCompilerFailed as error:
         raise RuntimeError(
-            f"RotaryEmbedding(compiled=True) could not compile its kernel for {q.device.type}: "
+            f"RotaryEmbedding(kernel='compiled') could not compile its kernel for {q.device.type}: "
             "torch.compile needs a working C++ compiler on CPU and Triton on CUDA. "
-            "Use compiled=False (eager PyTorch ops) where neither is available."
+            "Use kernel='eager' (PyTorch operators) where neither is available."
         ) from error

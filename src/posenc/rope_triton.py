@@ -7,15 +7,23 @@ is its floor. This kernel moves nothing more than the copy: each program takes o
 one batch row, computes \(a\cos(p\,\theta_i)\) and \(a\sin(p\,\theta_i)\) for its position
 \(p\) in float32 (no table is read from memory), and rotates that token's pairs in every
 head of ``q`` and then of ``k``; channels past ``2 * len(inv_freq)`` are copied (partial
-rotary). An untuned kernel of this design reached 88-89 % of a copy's bandwidth on an H100
-(``benchmarks/results/gpu/h100-2026-11-26``); this one is not yet measured on a GPU.
+rotary). `rotate` is the same kernel reading `posenc.apply_rotary`'s tables instead.
 
-Triton is optional: ``pip install triton``. Without a GPU its interpreter runs the same kernel
-on a CPU (``TRITON_INTERPRET=1`` set before this module is imported), which is how the tests
-check it everywhere. `posenc.RotaryEmbedding` does not use it by default until it is measured.
+Why it is the default on CUDA (`posenc.RotaryEmbedding` and `posenc.apply_rotary` with
+``kernel="auto"``): on an H100 at (8, 32, 4096, 128) bfloat16, posenc's eager rotation moved
+20 % of a copy's bandwidth, ``torch.compile`` of it 72-74 %, ``torch.compile`` of the textbook
+formula 83-91 %, and a first untuned Triton kernel of this kind (q and k in one launch, reading
+float32 tables) 88-89 % (``benchmarks/results/gpu/h100-2026-11-26``). This kernel itself is
+not yet measured on a GPU: ``make bench`` on a CUDA machine measures it as ``posenc``.
+
+Triton is optional: ``pip install triton``; without it ``kernel="auto"`` stays eager. Without a
+GPU, Triton's interpreter runs the same kernel on a CPU (``TRITON_INTERPRET=1`` set before
+posenc is imported), which is how the tests check it everywhere.
 """
 
 from __future__ import annotations
+
+import os
 
 import torch
 
@@ -35,29 +43,29 @@ try:
 except ImportError:  # the module imports; rotate_qk says what is missing
     triton = tl = None
 
+# Triton reads this when a kernel is defined (below): set it before importing posenc.
+_INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+
 
 if triton is not None:
 
     @triton.jit
     def _rope_kernel(
-        q_ptr, k_ptr, q_out_ptr, k_out_ptr, positions_ptr, inv_freq_ptr,
+        q_ptr, k_ptr, q_out_ptr, k_out_ptr, positions_ptr, inv_freq_ptr, cos_ptr, sin_ptr,
         seq, heads_q, heads_k,
         q_stride_b, q_stride_h, q_stride_s, q_stride_d,
         k_stride_b, k_stride_h, k_stride_s, k_stride_d,
         positions_stride_b, positions_stride_s,
+        table_stride_b, table_stride_h, table_stride_s, table_stride_d,
         attention_factor,
         PAIRS: tl.constexpr, HEAD_DIM: tl.constexpr, INTERLEAVED: tl.constexpr,
+        TABLES: tl.constexpr,
         BLOCK_H: tl.constexpr, BLOCK_P: tl.constexpr, BLOCK_REST: tl.constexpr,
     ):  # fmt: skip
         token = tl.program_id(0)  # batch * seq + s
         head_block = tl.program_id(1)  # blocks of q's heads, then blocks of k's
         batch, s = token // seq, token % seq
-        position = tl.load(positions_ptr + batch * positions_stride_b + s * positions_stride_s)
         pair = tl.arange(0, BLOCK_P)
-        theta = tl.load(inv_freq_ptr + pair, mask=pair < PAIRS, other=0.0)
-        angle = position.to(tl.float32) * theta  # p·θ_i in float32, as rotary_cos_sin
-        cos = (tl.cos(angle) * attention_factor)[None, :]
-        sin = (tl.sin(angle) * attention_factor)[None, :]
         if INTERLEAVED:  # pair i is channels (2i, 2i + 1)
             channel_a, channel_b = 2 * pair, 2 * pair + 1
         else:  # pair i is channels (i, i + d/2)
@@ -72,6 +80,17 @@ if triton is not None:
         head = first + tl.arange(0, BLOCK_H)[:, None]
         rows = head < heads
         inside = rows & (pair[None, :] < PAIRS)
+        if TABLES:  # apply_rotary's tables: one entry per pair read (the pair's first channel)
+            at = (batch * table_stride_b + head * table_stride_h + s * table_stride_s
+                  + channel_a[None, :] * table_stride_d)  # fmt: skip
+            cos = tl.load(cos_ptr + at, mask=inside).to(tl.float32)
+            sin = tl.load(sin_ptr + at, mask=inside).to(tl.float32)
+        else:  # the angles from the position: no table is read from memory
+            position = tl.load(positions_ptr + batch * positions_stride_b + s * positions_stride_s)
+            theta = tl.load(inv_freq_ptr + pair, mask=pair < PAIRS, other=0.0)
+            angle = position.to(tl.float32) * theta  # p·θ_i in float32, as rotary_cos_sin
+            cos = (tl.cos(angle) * attention_factor)[None, :]
+            sin = (tl.sin(angle) * attention_factor)[None, :]
         read = src + batch * stride_b + head * stride_h + s * stride_s
         x_a = tl.load(read + channel_a[None, :] * stride_d, mask=inside).to(tl.float32)
         x_b = tl.load(read + channel_b[None, :] * stride_d, mask=inside).to(tl.float32)
@@ -84,6 +103,12 @@ if triton is not None:
             rest = 2 * PAIRS + tl.arange(0, BLOCK_REST)[None, :]
             kept = rows & (rest < HEAD_DIM)
             tl.store(write + rest, tl.load(read + rest * stride_d, mask=kept), mask=kept)
+
+
+def runs_on(device: torch.device) -> bool:
+    """Whether the kernel can run on ``device``: Triton installed and a CUDA device, or any
+    device under Triton's interpreter (``TRITON_INTERPRET=1``, slow: for tests)."""
+    return triton is not None and (device.type == "cuda" or _INTERPRETED)
 
 
 def rotate_qk(
@@ -118,21 +143,11 @@ def rotate_qk(
     Raises:
         RuntimeError: Triton is not installed.
         TypeError, ValueError: As `posenc.apply_rotary`; also ``k`` of another dtype,
-            ``inv_freq`` wider than half of ``head_dim``, or positions of the wrong shape.
+            ``inv_freq`` wider than half of ``head_dim``, positions of the wrong shape, or a
+            device the kernel does not run on (see `runs_on`).
     """
-    if triton is None:
-        raise RuntimeError(
-            "posenc.rope_triton needs Triton: pip install triton (on a machine without a GPU, "
-            "set TRITON_INTERPRET=1 before importing posenc.rope_triton to run it on the CPU)"
-        )
     check_choice("layout", layout, LAYOUTS)
-    check_floating("q", q, ndim=4)
-    check_floating("k", k, ndim=4)
-    if q.dtype not in (torch.float32, torch.bfloat16, torch.float16) or k.dtype != q.dtype:
-        raise TypeError(
-            "q and k must both be float32, bfloat16 or float16 (the same), "
-            f"got {q.dtype} and {k.dtype}"
-        )
+    _check_inputs(q, k)
     batch, heads_q, seq, head_dim = q.shape
     if (k.shape[0], k.shape[2], k.shape[3]) != (batch, seq, head_dim):
         raise ValueError(
@@ -155,22 +170,137 @@ def rotate_qk(
             f"inv_freq must have 1 to head_dim // 2 ({head_dim // 2}) entries, got {pairs}"
         )
     attention_factor = check_number("attention_factor", attention_factor, above=0)
+    return _RotateQK.apply(q, k, positions, inv_freq.float().contiguous(), layout, attention_factor)
+
+
+def rotate(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "half"
+) -> torch.Tensor:
+    """``x`` rotated by full-width tables in one Triton kernel launch: `posenc.apply_rotary`
+    with ``kernel="triton"``, which checks the arguments and calls this.
+
+    ``x`` is ``(batch, heads, seq, head_dim)``; ``cos`` and ``sin`` broadcast to
+    ``(batch, heads, seq, rotary_dim)`` (broadcast dimensions are read with stride 0, never
+    copied), in any floating dtype: one entry per pair is read, converted to float32, and
+    the result rounded once to ``x``'s dtype.
+    """
+    check_choice("layout", layout, LAYOUTS)
+    _check_inputs(x, x)
+    if cos.requires_grad or sin.requires_grad:
+        raise ValueError(
+            "cos and sin must not require grad for the Triton kernel (it passes gradients to x "
+            "only); use kernel='eager' to train the tables"
+        )
+    return _Rotate.apply(x, cos, sin, layout)
+
+
+class _RotateQK(torch.autograd.Function):
+    """The kernel with its gradient: a rotation's transpose is the rotation by the opposite
+    angle, so the backward pass is the same kernel at the negated positions."""
+
+    @staticmethod
+    def forward(ctx, q, k, positions, inv_freq, layout, attention_factor):
+        ctx.save_for_backward(positions, inv_freq)
+        ctx.layout, ctx.attention_factor = layout, attention_factor
+        ctx.set_materialize_grads(False)  # an unused output's gradient arrives as None
+        return _launch(q, k, layout, positions, inv_freq, attention_factor=attention_factor)
+
+    @staticmethod
+    def backward(ctx, grad_q, grad_k):
+        positions, inv_freq = ctx.saved_tensors
+        # an output that reached no loss has no gradient: an empty stand-in, and None back
+        stand_in_q = grad_q if grad_q is not None else grad_k[:, :0]
+        stand_in_k = grad_k if grad_k is not None else grad_q[:, :0]
+        out_q, out_k = _launch(
+            stand_in_q, stand_in_k, ctx.layout, -positions, inv_freq,
+            attention_factor=ctx.attention_factor,
+        )  # fmt: skip
+        return (
+            out_q if grad_q is not None else None,
+            out_k if grad_k is not None else None,
+            None, None, None, None,
+        )  # fmt: skip
+
+
+class _Rotate(torch.autograd.Function):
+    """`rotate` with its gradient: the transposed rotation, the same tables with sin negated."""
+
+    @staticmethod
+    def forward(ctx, x, cos, sin, layout):
+        ctx.save_for_backward(cos, sin)
+        ctx.layout = layout
+        return _launch(x, x[:, :0], layout, tables=_broadcast_tables(x, cos, sin))[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        cos, sin = ctx.saved_tensors
+        tables = _broadcast_tables(grad, cos, -sin)  # negated before the broadcast: small
+        return _launch(grad, grad[:, :0], ctx.layout, tables=tables)[0], None, None, None
+
+
+def _broadcast_tables(x, cos, sin):
+    # (batch, heads, seq, rotary_dim) views: a broadcast dimension is read with stride 0
+    cos = cos.expand(*x.shape[:-1], cos.shape[-1])
+    sin = sin.expand(*x.shape[:-1], sin.shape[-1])
+    if sin.stride() != cos.stride():  # one set of strides is passed for both tables
+        cos, sin = cos.contiguous(), sin.contiguous()
+    return cos, sin
+
+
+def _check_inputs(q: torch.Tensor, k: torch.Tensor) -> None:
+    if triton is None:
+        raise RuntimeError(
+            "posenc.rope_triton needs Triton: pip install triton (on a machine without a GPU, "
+            "set TRITON_INTERPRET=1 before importing posenc to run it on the CPU)"
+        )
+    check_floating("q", q, ndim=4)
+    check_floating("k", k, ndim=4)
+    if q.dtype not in (torch.float32, torch.bfloat16, torch.float16) or k.dtype != q.dtype:
+        raise TypeError(
+            "q and k must both be float32, bfloat16 or float16 (the same), "
+            f"got {q.dtype} and {k.dtype}"
+        )
+    if not runs_on(q.device):
+        raise ValueError(
+            f"q must be on a CUDA device for the Triton kernel, got {q.device} (set "
+            "TRITON_INTERPRET=1 before importing posenc to run it in Triton's interpreter)"
+        )
+
+
+def _launch(q, k, layout, positions=None, inv_freq=None, *, attention_factor=1.0, tables=None):
+    """One launch over every token: a program per (token, block of heads) of q, then of k.
+    With ``tables`` the angles are read from them, else computed from ``positions``."""
     q_out = torch.empty_like(q, memory_format=torch.contiguous_format)
     k_out = torch.empty_like(k, memory_format=torch.contiguous_format)
-    if q.numel() == 0:
+    if q.numel() + k.numel() == 0:
         return q_out, k_out
-    block_h = 4
-    position_strides = (0, positions.stride(0)) if positions.ndim == 1 else positions.stride()
-    grid = (batch * seq, triton.cdiv(heads_q, block_h) + triton.cdiv(k.shape[1], block_h))
+    batch, heads_q, seq, head_dim = q.shape
+    heads_k = k.shape[1]
+    pairs = inv_freq.shape[0] if tables is None else tables[0].shape[-1] // 2
+    # heads per program: 8 at most (untuned; a first probe on an H100 saw 88-89 % of a copy
+    # whatever its tile), fewer for models with fewer heads so that no lane idles
+    block_h = min(8, triton.next_power_of_2(max(heads_q, heads_k)))
+    if tables is None:
+        cos = sin = inv_freq  # not read: the angles come from positions and inv_freq
+        table_strides = (0, 0, 0, 0)
+        position_strides = (0, positions.stride(0)) if positions.ndim == 1 else positions.stride()
+    else:
+        position_strides = (0, 0)
+        cos, sin = tables
+        table_strides = cos.stride()
+        positions = inv_freq = cos  # not read: the tables hold the angles' cos and sin
+    blocks_k = triton.cdiv(heads_k, block_h) if heads_k else 0
+    grid = (batch * seq, triton.cdiv(heads_q, block_h) + blocks_k)
     _rope_kernel[grid](
-        q, k, q_out, k_out, positions, inv_freq.float().contiguous(),
-        seq, heads_q, k.shape[1], *q.stride(), *k.stride(), *position_strides,
+        q, k, q_out, k_out, positions, inv_freq, cos, sin,
+        seq, heads_q, heads_k, *q.stride(), *k.stride(), *position_strides, *table_strides,
         attention_factor,
         PAIRS=pairs, HEAD_DIM=head_dim, INTERLEAVED=layout == "interleaved",
+        TABLES=tables is not None,
         BLOCK_H=block_h, BLOCK_P=triton.next_power_of_2(pairs),
         BLOCK_REST=triton.next_power_of_2(head_dim - 2 * pairs) if head_dim > 2 * pairs else 0,
     )  # fmt: skip
     return q_out, k_out
 
 
-__all__ = ["rotate_qk"]
+__all__ = ["rotate", "rotate_qk", "runs_on"]

@@ -117,7 +117,7 @@ def test_interleaved_layout_compiles_without_complex_numbers():
     assert traced and not [target for target in traced if "complex" in target]
 
 
-# ── RotaryEmbedding(compiled=True): one generated kernel for q and k ────────
+# ── RotaryEmbedding(kernel="compiled"): one generated kernel for q and k ────────
 
 
 @pytest.fixture
@@ -134,7 +134,7 @@ def test_compiled_rotation_matches_eager_in_every_call_form(layout, fresh_compil
     # partial rotary (12 of 16 channels), grouped-query keys, offsets, per-row positions,
     # and a decoding step of length 1: each form gives exactly what the eager ops give
     eager = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12)
-    compiled = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12, compiled=True)
+    compiled = posenc.RotaryEmbedding(16, layout=layout, rotary_dim=12, kernel="compiled")
     q, k = torch.randn(2, 4, 7, 16), torch.randn(2, 2, 7, 16)
     per_row = torch.tensor([[0, 1, 2, 3, 4, 5, 6], [0, 0, 0, 1, 2, 3, 4]])
     # as a model makes them: a (batch, seq, heads, head_dim) projection seen as (b, h, s, d)
@@ -155,7 +155,7 @@ def test_compiled_rotation_matches_eager_in_every_call_form(layout, fresh_compil
 def test_compiled_rotation_rounds_bfloat16_no_worse_than_eager(fresh_compiler):
     # The kernel computes in float32 and rounds once; the eager ops round after each op.
     rope = posenc.RotaryEmbedding(64)
-    compiled = posenc.RotaryEmbedding(64, compiled=True)
+    compiled = posenc.RotaryEmbedding(64, kernel="compiled")
     q = torch.randn(1, 4, 64, 64).bfloat16()
     exact, _ = rope(q.double(), q.double(), offset=4000)
     got, _ = compiled(q, q, offset=4000)
@@ -169,8 +169,8 @@ def test_compiled_rotation_gradients_match_eager(fresh_compiler):
     k = torch.randn(1, 2, 6, 8, dtype=torch.float64, requires_grad=True)
     upstream = torch.randn(2, 1, 2, 6, 8, dtype=torch.float64)
     grads = []
-    for compiled in (False, True):
-        out_q, out_k = posenc.RotaryEmbedding(8, compiled=compiled)(q, k)
+    for kernel in ("eager", "compiled"):
+        out_q, out_k = posenc.RotaryEmbedding(8, kernel=kernel)(q, k)
         grads.append(torch.autograd.grad((out_q, out_k), (q, k), tuple(upstream)))
     for got, want in zip(grads[1], grads[0], strict=True):
         torch.testing.assert_close(got, want)
@@ -184,7 +184,7 @@ def test_compiled_rotation_is_one_kernel_writing_only_the_outputs(layout, dtype,
     # either layout and also in bfloat16, where eager posenc needs two passes in both layouts.
     from torch._inductor.utils import run_and_get_code
 
-    rope = posenc.RotaryEmbedding(16, layout=layout, compiled=True)
+    rope = posenc.RotaryEmbedding(16, layout=layout, kernel="compiled")
     q, k = torch.randn(2, 4, 5, 16, dtype=dtype), torch.randn(2, 2, 5, 16, dtype=dtype)
     _, sources = run_and_get_code(rope, q, k)
     code = "\n".join(sources)
@@ -194,10 +194,10 @@ def test_compiled_rotation_is_one_kernel_writing_only_the_outputs(layout, dtype,
     assert sorted(math.prod(map(int, b.split(","))) for b in buffers) == [k.numel(), q.numel()]
 
 
-def test_compiled_flag_is_harmless_inside_a_compiled_model(fresh_compiler):
+def test_compiled_kernel_is_harmless_inside_a_compiled_model(fresh_compiler):
     # Under an outer torch.compile the module uses the eager form, which the outer compiler
     # fuses itself (no nested compile).
-    rope = posenc.RotaryEmbedding(8, compiled=True)
+    rope = posenc.RotaryEmbedding(8, kernel="compiled")
     q = torch.randn(1, 2, 5, 8)
     outer = torch.compile(lambda q: rope(q, q), fullgraph=True, backend="eager")
     torch.testing.assert_close(outer(q), posenc.RotaryEmbedding(8)(q, q))
@@ -210,7 +210,7 @@ import torch, posenc
 torch._inductor.config.cpp.cxx = ("/nonexistent/c++",)
 q = torch.randn(1, 2, 5, 8)
 try:
-    posenc.RotaryEmbedding(8, compiled=True)(q, q)
+    posenc.RotaryEmbedding(8, kernel="compiled")(q, q)
 except RuntimeError as error:
     print("RuntimeError:", error)
 """
@@ -218,16 +218,16 @@ except RuntimeError as error:
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
     )
-    assert "RuntimeError: RotaryEmbedding(compiled=True) could not compile" in done.stdout, (
+    assert "RuntimeError: RotaryEmbedding(kernel='compiled') could not compile" in done.stdout, (
         done.stdout + done.stderr
     )
-    assert "compiled=False" in done.stdout
+    assert "kernel='eager'" in done.stdout
 
 
 def test_compiled_rotation_takes_any_length_after_the_first_change(fresh_compiler):
     # After one change of sequence length torch.compile makes that dimension dynamic, so a
     # decoding loop (one new length per step) does not compile again at every step.
-    rope = posenc.RotaryEmbedding(8, compiled=True)
+    rope = posenc.RotaryEmbedding(8, kernel="compiled")
     for seq in (5, 6):
         rope(torch.randn(1, 2, seq, 8), torch.randn(1, 2, seq, 8))
     with torch._dynamo.config.patch(error_on_recompile=True):

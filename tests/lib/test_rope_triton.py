@@ -6,6 +6,10 @@ kernel runs on the device, and ``pytest -m gpu`` selects those runs."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -99,3 +103,130 @@ def test_bad_input_names_the_argument(call, error, match):
     q = torch.randn(1, 2, 5, 16)
     with pytest.raises(error, match=match):
         call(q, torch.arange(5), posenc.rope_inv_freq(16)[0])
+
+
+# ── behind posenc's own calls: apply_rotary(kernel=...) and RotaryEmbedding(kernel=...) ──
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize(
+    "table_shape",
+    [(5, 12), (2, 1, 5, 12), (1, 3, 5, 12), (5, 16)],
+    ids=["shared", "per batch row", "per head", "full width"],
+)
+def test_apply_rotary_kernels_agree(device, layout, table_shape):
+    """Tables broadcast as apply_rotary allows (read with stride 0, never copied), partial
+    rotary where the table is narrower than x."""
+    generator = torch.Generator().manual_seed(2)
+    x = torch.randn(2, 3, 5, 16, generator=generator).to(device)
+    angles = torch.rand(table_shape[:-1] + (table_shape[-1] // 2,), generator=generator) * 6
+    cos, sin = posenc.rope._cos_sin_from_angles(angles, layout, 1.0, torch.float32)
+    cos, sin = cos.to(device), sin.to(device)
+    want = posenc.apply_rotary(x, cos, sin, layout=layout, kernel="eager")
+    got = posenc.apply_rotary(x, cos, sin, layout=layout, kernel="triton")
+    torch.testing.assert_close(got, want, atol=2e-6, rtol=2e-6)
+
+
+LONGROPE = {
+    "rope_type": "longrope",
+    "short_factor": [1.0] * 8,
+    "long_factor": [1.0 + i for i in range(8)],
+    "original_max_position_embeddings": 8,
+}
+ROPE_FORMS = {  # name: (RotaryEmbedding kwargs, call kwargs)
+    "offset": ({}, {"offset": 7}),
+    "per-row positions": ({}, {"positions": torch.tensor([[0, 1, 2, 3, 4], [9, 10, 11, 12, 13]])}),
+    "partial rotary": ({"scaling": {"partial_rotary_factor": 0.5}}, {}),
+    "yarn": (
+        {"scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8}},
+        {"offset": 30},
+    ),
+    "dynamic, seq_len": (
+        {"scaling": {"rope_type": "dynamic", "factor": 2.0}, "max_position_embeddings": 8},
+        {"offset": 20, "seq_len": 40},
+    ),
+    "longrope past the trained length": (
+        {"scaling": LONGROPE, "max_position_embeddings": 32},
+        {"offset": 10},
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("form", list(ROPE_FORMS))
+def test_rotary_embedding_kernels_agree(device, form, layout):
+    """Every call form of the module, through the Triton kernel (angles from positions, no
+    table) and through the eager operators (tables): grouped-query keys throughout."""
+    module_kwargs, call_kwargs = ROPE_FORMS[form]
+    generator = torch.Generator().manual_seed(3)
+    q = torch.randn(2, 4, 5, 16, generator=generator).to(device)
+    k = torch.randn(2, 2, 5, 16, generator=generator).to(device)
+    kwargs = {name: value.to(device) if isinstance(value, torch.Tensor) else value
+              for name, value in call_kwargs.items()}  # fmt: skip
+    eager = posenc.RotaryEmbedding(16, layout=layout, kernel="eager", **module_kwargs).to(device)
+    triton_ = posenc.RotaryEmbedding(16, layout=layout, kernel="triton", **module_kwargs)
+    for got, want in zip(triton_.to(device)(q, k, **kwargs), eager(q, k, **kwargs), strict=True):
+        torch.testing.assert_close(got, want, atol=2e-5, rtol=2e-5)
+
+
+@pytest.mark.parametrize("kernel", ["module", "apply_rotary"])
+def test_kernel_gradients_match_eager(device, kernel):
+    """The kernel has a backward pass (the rotation by the opposite angle), so training on
+    CUDA with the default kernel gets the gradients eager operators give; an output that
+    reaches no loss (k's here, for the module) leaves its input without a gradient."""
+    generator = torch.Generator().manual_seed(4)
+    q0 = torch.randn(1, 4, 6, 16, generator=generator).to(device)
+    k0 = torch.randn(1, 2, 6, 16, generator=generator).to(device)
+    upstream = torch.randn(1, 4, 6, 16, generator=generator).to(device)
+    grads = {}
+    for name in ("eager", "triton"):
+        q, k = q0.clone().requires_grad_(), k0.clone().requires_grad_()
+        rope = posenc.RotaryEmbedding(16, scaling={"partial_rotary_factor": 0.75}, kernel=name)
+        rope = rope.to(device)
+        if kernel == "module":
+            out_q, _ = rope(q, k, offset=3)
+        else:
+            cos, sin = rope.cos_sin(6, offset=3, device=device)
+            out_q = posenc.apply_rotary(q, cos, sin, kernel=name)
+        (out_q * upstream).sum().backward()
+        grads[name] = q.grad
+        assert k.grad is None
+    torch.testing.assert_close(grads["triton"], grads["eager"], atol=2e-6, rtol=2e-6)
+
+
+def test_auto_kernel_is_eager_on_cpu_and_triton_on_cuda(device):
+    """What ``kernel="auto"`` (the default) runs: in bfloat16 the two kernels round
+    differently (the Triton kernel once at the end, the eager operators at each step), so
+    bit equality tells which one ran."""
+    generator = torch.Generator().manual_seed(5)
+    q = torch.randn(1, 4, 64, 32, generator=generator).to(device, torch.bfloat16)
+    default = posenc.RotaryEmbedding(32)(q, q, offset=5000)[0]
+    eager = posenc.RotaryEmbedding(32, kernel="eager")(q, q, offset=5000)[0]
+    triton_ = posenc.RotaryEmbedding(32, kernel="triton")(q, q, offset=5000)[0]
+    assert not torch.equal(eager, triton_)  # else this test could not tell them apart
+    assert torch.equal(default, eager if device == "cpu" else triton_)
+
+
+def test_tables_that_require_grad_are_refused_by_the_kernel():
+    x, table = torch.randn(1, 1, 2, 4), torch.ones(2, 4, requires_grad=True)
+    with pytest.raises(ValueError, match="kernel='eager'"):
+        posenc.apply_rotary(x, table, table, kernel="triton")
+
+
+def test_triton_kernel_on_a_cpu_tensor_names_the_way_out():
+    # A fresh process without the interpreter: a CPU tensor gets a clear error.
+    script = (
+        "import torch, posenc\n"
+        "x = torch.ones(1, 1, 2, 8)\n"
+        "try:\n"
+        "    posenc.RotaryEmbedding(8, kernel='triton')(x, x)\n"
+        "except ValueError as error:\n"
+        "    print('ValueError:', error)\n"
+    )  # fmt: skip
+    env = {name: value for name, value in os.environ.items() if name != "TRITON_INTERPRET"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert "ValueError: q must be on a CUDA device for the Triton kernel" in done.stdout, (
+        done.stdout + done.stderr
+    )
