@@ -13,12 +13,22 @@ Reported, for a person to rewrite (`problems`):
 * italics on Chinese characters (Chinese fonts have none: use bold);
 * digits joined by an ASCII comma (``2,8`` reads as a number; large numbers are written
   without separators in Chinese prose, or with 万/亿);
-* a bracket pair of mixed widths, ``（...)`` or ``(...）``.
+* a bracket pair of mixed widths, ``（...)`` or ``(...）``;
+* a space the reader sees: after or before full-width punctuation, between two characters;
+* no space between Chinese and Latin letters, digits, code or a formula (a link counts as its
+  text: ``[ALiBi Notebook](x)可以`` lacks one);
+* a section cited as ``§3.2`` (Chinese prose writes 第 3.2 节), a space before ``%`` (20%),
+  and an English ``and`` inside a Chinese sentence (a list takes 、 and 和).
 
-Code, formulas, links, HTML and attribute lists are never touched.
+The same checks read the ``description:`` of the front matter. Titles quoted in 《》 are the
+author's wording and are not checked; code, formulas, links, HTML and attribute lists are
+never touched.
 
 Chinese notebooks (``*.zh.ipynb``) get the same checks on each Markdown cell; ``--fix`` does
-not rewrite a notebook (its JSON is written by Jupyter): a cell to fix is reported.
+not rewrite a notebook (its JSON is written by Jupyter): a cell to fix is reported. The
+glossary is also checked in the Chinese strings of the code a Chinese reader sees: figure
+labels and printed tables in ``snippets/`` (``"zh": ...``), Chinese text in the library's
+docstrings (``src/posenc``) and the code cells of the Chinese notebooks.
 
     python -m tools.zh_text          # list the problems, exit 1 if any
     python -m tools.zh_text --fix    # apply the mechanical fixes in place
@@ -27,6 +37,7 @@ not rewrite a notebook (its JSON is written by Jupyter): a cell to fix is report
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -214,16 +225,67 @@ _SPACE_BEFORE_FULL_WIDTH = re.compile(rf"(?<=[^\s|])[ \t]+[*_]*[{_FULL_WIDTH}]")
 _SPACE_BETWEEN_CHINESE = re.compile(rf"[{HAN}][*_]*[ \t]+[*_]*[{HAN}]")
 
 
+def _glossary_message(hit: str, term: glossary.Term) -> str:
+    return (
+        f"glossary: write {term.zh!r} ({term.en}), not {hit!r} "
+        f"(docs/reference/glossary.zh.md#{term.id})"
+    )
+
+
+def _spaced(line: str) -> str:
+    """The line as the reader reads it, for the spacing rules: a link is its text, code and
+    formulas one opaque character, HTML tags and emphasis markers nothing that counts."""
+    line = re.sub(r"\s*\{[:#.][^}]*\}|\s*\{ [^}]*\}", "", line)
+    line = re.sub(r"`[^`]*`|\\\(.*?\\\)|\$\$.*?\$\$", "\ue000", line)
+    line = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", line)
+    line = re.sub(r"<[^>]*>", "\ue001", line)
+    line = re.sub(r"https?://\S+", "\ue000", line)
+    line = re.sub(r"《[^》]*》", "\ue001", line)
+    return re.sub(r"\*\*?|(?<![A-Za-z0-9])__?|__?(?![A-Za-z0-9])", "", line)
+
+
+_NO_SPACE = re.compile(rf"[A-Za-z0-9\ue000%][{HAN}]|[{HAN}][A-Za-z0-9\ue000]")
+_SECTION_SIGN = re.compile(r"§\s*(\d+(?:\.\d+)*)")
+_SPACE_PERCENT = re.compile(r"\d[ \u00a0]+%")
+# "and" in a sentence that has Chinese before it (a reference's English part comes first);
+# an English phrase kept in brackets of its own, （...）, is a quotation, not our list
+_ENGLISH_AND = re.compile(rf"[{HAN}、，；：][^.!?。！？；]*?(?<![A-Za-z])and(?![A-Za-z])")
+
+
+def _conventions(prose: str, spaced: str) -> list[str]:
+    """Messages for the conventions a machine can check: spacing, §, %, "and"."""
+    found = []
+    for m in _NO_SPACE.finditer(spaced):
+        found.append(
+            f"no space between Chinese and Latin text, a digit, code or a formula: "
+            f"{m.group(0)!r} (a link counts as its text)"
+        )
+    unquoted = re.sub(r"《[^》]*》", "\ue001", prose)
+    for m in _SECTION_SIGN.finditer(unquoted):
+        found.append(f"write 第 {m.group(1)} 节, not {m.group(0)!r}")
+    for m in _SPACE_PERCENT.finditer(unquoted):
+        found.append(f"no space before % in Chinese text: {m.group(0)!r}")
+    english_kept = re.sub(rf"（[^（）{HAN}]*）|\*[^*]+\*", "\ue001", unquoted)
+    for m in _ENGLISH_AND.finditer(english_kept):
+        found.append(f"English 'and' in a Chinese sentence: {m.group(0)[-20:]!r} (write 和 or 、)")
+    return found
+
+
 def problems(text: str) -> list[tuple[int, str]]:
     """``(line number, message)`` for what a person must rewrite in a Chinese page."""
     found = []
     for i, line, kind in _prose_lines(text):
-        if kind != "prose" or not re.search(f"[{HAN}]", line):
+        if kind == "front" and line.startswith("description:"):
+            line = line[len("description:") :]
+        elif kind != "prose":
+            continue
+        if not re.search(f"[{HAN}]", line):
             continue
         prose = _masked(line)
         # a title quoted in 《》 is the author's wording, not ours
         for hit, term in glossary.avoided_terms(re.sub(r"《[^》]*》", "\ue000", prose)):
-            found.append((i + 1, f"glossary: write {term.zh!r} ({term.en}), not {hit!r}"))
+            found.append((i + 1, _glossary_message(hit, term)))
+        found += [(i + 1, message) for message in _conventions(prose, _spaced(line))]
         for m in _ITALIC.finditer(prose):
             found.append((i + 1, f"italics on Chinese text {m.group(0)!r}: use **bold**"))
         for m in _COMMA_DIGITS.finditer(prose):
@@ -260,7 +322,66 @@ def notebook_problems(notebook: Path) -> list[str]:
             found.append(f"cell {number}: punctuation or line breaks that zh_text --fix changes")
         for line, message in problems(text):
             found.append(f"cell {number}, line {line}: {message}")
+    for number, cell in enumerate(cells, 1):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        # IPython magics and shell lines are not Python
+        source = "\n".join("" if re.match(r"\s*[%!]", s) else s for s in source.split("\n"))
+        try:
+            hits = code_problems(source)
+        except SyntaxError:
+            hits = [(1, message) for _, message in problems(source)]
+        found += [f"cell {number} (code), line {line}: {message}" for line, message in hits]
     return found
+
+
+def _chinese_strings(source: str) -> list[tuple[int, str]]:
+    """``(line number, text)`` of every string literal in Python ``source`` that holds
+    Chinese (f-strings by their literal parts)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if re.search(f"[{HAN}]", node.value):
+                found.append((node.lineno, node.value))
+    return sorted(found)
+
+
+def _json_chinese_strings(source: str) -> list[tuple[int, str]]:
+    """``(line number, text)`` of every JSON string in ``source`` that holds Chinese."""
+    found = []
+    for number, line in enumerate(source.split("\n"), 1):
+        for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', line):
+            text = json.loads(m.group(0))
+            if re.search(f"[{HAN}]", text):
+                found.append((number, text))
+    return found
+
+
+def code_problems(source: str, *, is_json: bool = False) -> list[tuple[int, str]]:
+    """``(line number, message)`` for glossary variants, § and "20 %" in the Chinese strings
+    of Python code (or of a JSON data file): figure labels, printed tables and docstrings a
+    Chinese reader sees."""
+    found = []
+    strings = _json_chinese_strings(source) if is_json else _chinese_strings(source)
+    for line, text in strings:
+        for hit, term in glossary.avoided_terms(text):
+            found.append((line, _glossary_message(hit, term)))
+        for m in _SECTION_SIGN.finditer(re.sub(r"《[^》]*》", "\ue001", text)):
+            found.append((line, f"write 第 {m.group(1)} 节, not {m.group(0)!r}"))
+        for m in _SPACE_PERCENT.finditer(text):
+            found.append((line, f"no space before % in Chinese text: {m.group(0)!r}"))
+    return found
+
+
+def _code_files(root: Path = ROOT) -> list[Path]:
+    return sorted(
+        [
+            *(root / "snippets").rglob("*.py"),
+            *(root / "snippets").rglob("*.json"),
+            *(root / "src" / "posenc").rglob("*.py"),
+        ]
+    )
 
 
 def main() -> int:
@@ -293,6 +414,14 @@ def main() -> int:
         for problem in notebook_problems(notebook):
             bad += 1
             print(f"{notebook.relative_to(ROOT)}: {problem}")
+    for path in _code_files() if not args.pages else []:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except FileNotFoundError:  # removed while we read the others
+            continue
+        for line, message in code_problems(source, is_json=path.suffix == ".json"):
+            bad += 1
+            print(f"{path.relative_to(ROOT)}:{line}: {message}")
     print(f"zh_text: {bad} problem(s)")
     return 1 if bad else 0
 

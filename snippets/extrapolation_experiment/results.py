@@ -22,7 +22,7 @@ TEXT = {
         "profile": "配置 {p}：{layers} 层，宽度 {dim}，{heads} 个头，训练 {steps} 步，"
         "每步 {batch} 条 × {train_len} 个字符，随机种子 {seed}",
         "hardware": "硬件：{cpu}，{threads} 个线程",
-        "took": "墙钟时间 {wall:.1f} 分钟，CPU 时间 {cpu:.1f} 分钟",
+        "took": "实际耗时 {wall:.1f} 分钟，CPU 时间 {cpu:.1f} 分钟",
     },
 }
 
@@ -120,7 +120,7 @@ SEEDS_TEXT = {
         "full": "配置 full：即上面的模型，随机种子 {seeds}",
         "passkey": "passkey 微调：{steps} 步，每步 {batch} 条 × {n} 个字符；"
         "每个深度、每个长度 {examples} 个样例；随机猜中的概率 {chance:g}",
-        "took": "墙钟时间 {wall:.1f} 分钟，CPU 时间 {cpu:.1f} 分钟",
+        "took": "实际耗时 {wall:.1f} 分钟，CPU 时间 {cpu:.1f} 分钟",
     },
 }
 

@@ -27,7 +27,7 @@ LABELS = {
         "rows": ["t", "h", "w"],
         "text": "文本 token",
         "image": "图像 token",
-        "strip": "每个 token 三个 id（Qwen2-VL，M-RoPE）",
+        "strip": "每个 token 三个位置编号（Qwen2-VL，M-RoPE）",
         "grid": "图像的 12 个 token 排成 3 × 4 的网格：(t, h, w)",
         "row": "h（行）",
         "col": "w（列）",

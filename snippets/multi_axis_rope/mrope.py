@@ -167,7 +167,7 @@ assert not torch.equal(tables(3, 4, 6, True)[0][16], tables(3, 4, 6, True)[0][80
 def show_sections_mistake(lang: str = "en") -> None:
     labels = {
         "en": ("as pairs: ", "as dimensions: ", "score {near:.4f}, every id + 100: {shifted:.4f}"),
-        "zh": ("按维度对：", "按维度：", "分数 {near:.4f}，所有 id 加 100 后 {shifted:.4f}"),
+        "zh": ("按维度对：", "按维度：", "分数 {near:.4f}，所有编号加 100 后 {shifted:.4f}"),
     }[lang]
     for read_as_dims, (near, shifted) in results.items():
         name = labels[1] if read_as_dims else labels[0]

@@ -224,7 +224,7 @@ both_stacks = per_stack + decoder_bias.weight.numel()
 def show_t5_parameters(lang: str = "en") -> None:
     line = {
         "en": "{shape}: {per_stack} parameters per stack, {both} for encoder and decoder",
-        "zh": "{shape}：每个栈 {per_stack} 个参数，编码器加解码器共 {both} 个",
+        "zh": "{shape}：编码器、解码器各 {per_stack} 个参数，共 {both} 个",
     }[lang]
     shape = tuple(encoder_bias.weight.shape)
     print(line.format(shape=shape, per_stack=per_stack, both=both_stacks))
@@ -298,7 +298,7 @@ rows = [  # (English label, Chinese label, number of parameters)
         "Transformer-XL：每层一个 W_R，外加 u、v",
         layers * d_model * d_model + 2 * d_model,
     ),
-    ("T5 bias, one stack", "T5 偏置，一个栈", posenc.T5RelativeBias(heads).weight.numel()),
+    ("T5 bias, one stack", "T5 偏置，只算编码器", posenc.T5RelativeBias(heads).weight.numel()),
     (
         "DeBERTa, k = 512: P, W_qr and W_kr",
         "DeBERTa，k = 512：P、W_qr 和 W_kr",
