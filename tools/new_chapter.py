@@ -78,6 +78,20 @@ def _add_nav(config: str, title: str, zh_title: str, page: str) -> str:
     return "\n".join(lines)
 
 
+# Where each home page says how many chapters there are (tests/site/test_navigation.py checks
+# the number; the scaffold raises it with each chapter it adds).
+CHAPTER_COUNT = {
+    "index.md": re.compile(r"There are (\d+) chapters"),
+    "index.zh.md": re.compile(r"全书共 (\d+) 章"),
+}
+
+
+def _recount(text: str, home: str) -> str:
+    """The home page with its chapter count equal to the entries of its chapter list."""
+    listed = len(re.findall(r"^\d+\. \[", text, re.MULTILINE))
+    return CHAPTER_COUNT[home].sub(lambda m: m.group(0).replace(m.group(1), str(listed)), text, 1)
+
+
 def _add_to_home(text: str, item: str) -> str | None:
     """The home page with ``item`` after the last entry of its chapter list, or None."""
     lines = text.split("\n")
@@ -185,7 +199,7 @@ def scaffold(
     ):
         path = root / "docs" / home
         if path.exists() and (text := _add_to_home(path.read_text(encoding="utf-8"), line)):
-            path.write_text(text, encoding="utf-8")
+            path.write_text(_recount(text, home), encoding="utf-8")
             changed.append(path)
     return changed
 

@@ -7,7 +7,7 @@ import re
 import pytest
 import yaml
 
-from tools import layout
+from tools import layout, new_chapter
 
 
 def _config() -> dict:
@@ -43,3 +43,7 @@ def test_home_page_lists_every_chapter_under_its_navigation_title(lang: str) -> 
     expected = [(title, page) for page, title in _titles(lang).items()]
     assert [(t, p) for t, p in listed] == expected
     assert [chapter.nav_path for chapter in layout.chapters()] == [p for _, p in expected]
+    # and says how many there are, in its opening
+    name = layout.in_language(layout.DOCS / "index.md", lang).name
+    said = new_chapter.CHAPTER_COUNT[name].search(home)
+    assert said and int(said.group(1)) == len(expected), "the home page's chapter count"

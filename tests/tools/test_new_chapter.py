@@ -105,6 +105,11 @@ def test_scaffold_writes_a_complete_chapter(tmp_path: Path) -> None:
     assert f"[Demo: a topic](chapters/{nn}-demo-topic.md)" in (root / "docs/index.md").read_text(
         encoding="utf-8"
     )
+    # both home pages count one chapter more
+    before = len(list((ROOT / "docs" / "chapters").glob("[0-9][0-9]-*.zh.md")))
+    for home, pattern in new_chapter.CHAPTER_COUNT.items():
+        said = pattern.search((root / "docs" / home).read_text(encoding="utf-8"))
+        assert said and int(said.group(1)) == before + 1, home
 
 
 def test_scaffold_inserts_in_numeric_order(tmp_path: Path) -> None:
