@@ -1,0 +1,225 @@
+"""Chapter "Base, frequencies and length: the theory": the critical dimension (Liu et al., 2023),
+the discrimination sum B_m and the lower bound of the base (Men et al., 2024), for a few
+heads and for real models' configs.
+
+Functions named ``show_*`` print a result with labels in the reader's language (``lang="en"``
+or ``"zh"``); each page calls them in a one-line block.
+
+Run it from the repository: python snippets/base_length_theory/theory.py
+"""
+
+# --8<-- [start:critical]
+import math
+import unicodedata
+
+import torch
+
+import posenc
+
+
+def pad(text: str, columns: int) -> str:
+    """Right-align to a width in terminal columns (a Chinese character takes two)."""
+    width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return " " * max(columns - width, 0) + text
+
+
+def critical_dimension(head_dim: int, base: float, trained: int) -> int:
+    """Liu et al. (2023), Eq. 13: 2·ceil(d/2 · log_base(T_train / 2π))."""
+    return 2 * math.ceil(head_dim / 2 * math.log(trained / (2 * math.pi), base))
+
+
+def critical_base(trained: int, tuned: int, base: float = 10000.0) -> float:
+    """Eq. 16a: the base β0 at which the first pair that never turned in pre-training turns
+    exactly once in the fine-tuning length."""
+    return base ** math.log(tuned / (2 * math.pi), trained / (2 * math.pi))
+
+
+def extrapolation_bound(new_base: float, d_extra: int, head_dim: int) -> float:
+    """Eq. 16b: the period, under the new base, of the first pair past the critical dimension."""
+    return 2 * math.pi * new_base ** (d_extra / head_dim)
+
+
+# LLaMA 2: heads of 128 dimensions, base 10000, pre-trained on 4096 tokens
+d_extra = critical_dimension(128, 10000.0, 4096)
+theta = posenc.rope_inv_freq(128, 10000.0)[0]
+full_turns = int((2 * math.pi / theta <= 4096).sum())  # pairs with a period of at most 4096
+print(f"critical dimension: {d_extra} = 2 × {full_turns} pairs that turn in 4096 tokens")
+print(f"β0 for fine-tuning at 4096: {critical_base(4096, 4096):,.0f}, at 16384: "
+      f"{critical_base(4096, 16384):,.0f}")  # fmt: skip
+print(f"bound with base 1e6: {extrapolation_bound(1e6, d_extra, 128):,.0f} tokens")
+# --8<-- [end:critical]
+
+# --8<-- [start:theorem]
+# Theorem 1 of Men et al. (2024), checked by sampling: q and k with i.i.d. components
+# (mean 0.5, standard deviation 1), a similar key k* = q + ε, rotated by RoPE.
+head_dim, base, sigma = 128, 10000.0, 1.0
+theta = posenc.rope_inv_freq(head_dim, base)[0].double()
+distances = torch.tensor([0, 10, 100, 1000, 2000, 5000])
+
+
+def discrimination(m: torch.Tensor, theta: torch.Tensor) -> torch.Tensor:
+    """B_m = Σ_i cos(m·θ_i), for each distance m."""
+    return torch.cos(m.double()[:, None] * theta).sum(-1)
+
+
+def sampled_difference(seed: int, samples: int = 20000) -> torch.Tensor:
+    """(E[q·R_m k*] − E[q·R_m k]) / (2σ²), estimated from `samples` draws, per distance."""
+    g = torch.Generator().manual_seed(seed)
+    q = 0.5 + sigma * torch.randn(samples, head_dim, generator=g, dtype=torch.float64)
+    k = 0.5 + sigma * torch.randn(samples, head_dim, generator=g, dtype=torch.float64)
+    similar = q + 0.3 * torch.randn(samples, head_dim, generator=g, dtype=torch.float64)
+    cos, sin = posenc.rotary_cos_sin(distances, theta)  # the key rotated by m, the query by 0
+    at_each = (samples, len(distances), head_dim)  # one copy per distance: (samples, m, d)
+    similar_m = posenc.apply_rotary(similar[:, None].expand(at_each), cos.double(), sin.double())
+    random_m = posenc.apply_rotary(k[:, None].expand(at_each), cos.double(), sin.double())
+    gap = (q[:, None] * similar_m).sum(-1) - (q[:, None] * random_m).sum(-1)
+    return gap.mean(0) / (2 * sigma**2)
+
+
+estimates = torch.stack([sampled_difference(seed) for seed in range(5)])  # (seeds, distances)
+exact = discrimination(distances, theta)
+
+
+def show_theorem(lang: str = "en") -> None:
+    head = {"en": ("distance m", "B_m", "sampled (5 seeds)"),
+            "zh": ("距离 m", "B_m", "抽样估计（5 个种子）")}[lang]  # fmt: skip
+    print(pad(head[0], 10) + pad(head[1], 9) + "   " + head[2])
+    for j, m in enumerate(distances.tolist()):
+        low, high = estimates[:, j].min().item(), estimates[:, j].max().item()
+        print(f"{m:>10}{exact[j].item():>9.2f}   {low:6.2f} .. {high:6.2f}")
+
+
+# every seed's estimate within 0.5 of the exact sum, and negative where the sum is (m = 5000)
+assert (estimates - exact).abs().max() < 0.5 and (estimates[:, -1] < 0).all()
+# B_m starts at d/2 = 64; for base 10000 it falls below 0 by m = 5000
+assert exact[0] == 64 and exact[-1] < 0
+# --8<-- [end:theorem]
+
+# --8<-- [start:reach]
+
+
+def reach(theta: torch.Tensor, cap: int = 10**7, chunk: int = 1 << 15) -> int:
+    """L_θ (Men et al., Eq. 10): the largest L ≤ cap with B_m ≥ 0 for every m = 0 .. L."""
+    theta = theta.double()
+    for start in range(0, cap + 1, chunk):
+        m = torch.arange(start, min(start + chunk, cap + 1))
+        negative = (discrimination(m, theta) < 0).nonzero()
+        if len(negative):
+            return start + int(negative[0]) - 1
+    return cap
+
+
+for base in (1e4, 5e5, 1e6):
+    print(f"base {base:>9,.0f}: B_m ≥ 0 up to m = {reach(posenc.rope_inv_freq(128, base)[0]):,}")
+# --8<-- [end:reach]
+
+# --8<-- [start:table]
+import json
+import operator
+from pathlib import Path
+
+# snippets/base_length_theory/bounds.json, written by search.py in the same folder
+BOUNDS = Path(posenc.__file__).resolve().parents[2] / "snippets/base_length_theory/bounds.json"
+bounds = json.loads(BOUNDS.read_text(encoding="utf-8"))
+# Men et al. (2024), Table 2: "Context length and its corresponding lower bound of RoPE's base"
+PAPER = {1_000: 4.3e3, 2_000: 1.6e4, 4_000: 2.7e4, 8_000: 8.4e4, 16_000: 3.1e5, 32_000: 6.4e5,
+         64_000: 2.1e6, 128_000: 7.8e6, 256_000: 3.6e7, 512_000: 6.4e7, 1_000_000: 5.1e8}  # fmt: skip
+
+
+def show_bounds(lang: str = "en") -> None:
+    head = {"en": ("length L", "Table 2", "smallest", "every base from"),
+            "zh": ("长度 L", "论文表 2", "最小底数", "此后都满足")}[lang]  # fmt: skip
+    print(pad(head[0], 10) + pad(head[1], 10) + pad(head[2], 10) + pad(head[3], 17))
+    for length, paper in PAPER.items():
+        row = bounds["table"][str(length)]
+        print(f"{length:>10,}{paper:>10.1e}{row['smallest']:>10.1e}{row['every_base_from']:>17.1e}")
+
+    found = {n: float(f"{bounds['table'][str(n)]['smallest']:.1e}") for n in PAPER}
+    words = {"en": ("as Table 2", "grid smaller", "grid larger"),
+             "zh": ("与表 2 相同", "网格更小", "网格更大")}[lang]  # fmt: skip
+    for word, keep in zip(words, (operator.eq, operator.lt, operator.gt), strict=True):
+        lengths = [f"{n // 1000}k" for n in PAPER if keep(found[n], PAPER[n])]
+        print(f"{word}{'：' if lang == 'zh' else ': '}{' '.join(lengths)}")
+
+
+# --8<-- [end:table]
+
+# --8<-- [start:models]
+# snippets/choosing/models.json: chapter 9's released configs, each row with its source
+MODELS = Path(posenc.__file__).resolve().parents[2] / "snippets/choosing/models.json"
+rows = {row["model"]: row for row in json.loads(MODELS.read_text(encoding="utf-8"))["models"]}
+# pre-training lengths the configs do not hold: Llama 2 (Liu et al. use 4096 for it) and
+# Gemma 3 (pre-trained at 32K, then scaled to 128K: Gemma 3 report §5.3, see chapter 11)
+TRAINED = {"Llama 2 7B": 4096, "Gemma 3 27B": 32768}
+NAMES = ("Llama 2 7B", "Llama 3.1 8B", "Qwen3-8B", "Gemma 3 27B", "gpt-oss-120b",
+         "Llama 4 Scout", "DeepSeek-V3")  # fmt: skip
+
+
+def as_run(row: dict) -> torch.Tensor | None:
+    """The rotated frequencies with the config's scaling dict applied, None without one."""
+    scaling, d, base = row["scaling"], row["rotary_dim"], float(row["theta"])
+    if scaling is None:
+        return None
+    if row["model"] == "Llama 4 Scout":
+        # low_freq_factor = high_freq_factor: Meta's step rule (posenc refuses the dict,
+        # chapter 9): pairs slower than one turn in 8192 tokens are divided by 16
+        theta = posenc.rope_inv_freq(d, base)[0]
+        return torch.where(2 * math.pi / theta > 8192, theta / 16, theta)
+    return posenc.rope_inv_freq(d, base, scaling=scaling, max_position_embeddings=row["context"])[0]
+
+
+def longest_span(row: dict) -> int:
+    """The longest distance a rotated layer attends over: a window, a chunk or the context."""
+    spans = [unit.get("span") for unit in row["layers"] or [] if unit["rope"]]
+    return row["context"] - 1 if None in spans or not spans else max(spans) - 1
+
+
+def show_models(lang: str = "en") -> None:
+    head = {
+        "en": ("model", "d", "base", "RoPE span", "B ≥ 0 up to", "scaled", "L0", "d_extra"),
+        "zh": ("模型", "d", "底数", "RoPE 跨度", "B ≥ 0 直到", "缩放后", "L0", "d_extra"),
+    }
+    h = head[lang]
+    print(h[0] + " " * (15 - 2 * len(h[0]) if lang == "zh" else 15 - len(h[0]))
+          + "".join(pad(t, w) for t, w in zip(h[1:], (4, 11, 12, 13, 10, 7, 8), strict=True)))  # fmt: skip
+    for name in NAMES:
+        row = rows[name]
+        d, base = row["rotary_dim"], float(row["theta"])
+        plain = reach(posenc.rope_inv_freq(d, base)[0])
+        scaled = as_run(row)
+        scaled = "-" if scaled is None else f"{reach(scaled):,}"
+        # L0: the length the config's scaling dict starts from, else a trained length read
+        # from a report or model card
+        trained = (row["scaling"] or {}).get("original_max_position_embeddings") or (
+            (row.get("trained") or {}).get("length") or TRAINED[name]
+        )
+        extra = critical_dimension(d, base, trained)
+        print(f"{name:<15}{d:>4}{base:>11,.0f}{longest_span(row):>12,}{plain:>13,}{scaled:>10}"
+              f"{trained:>7}{extra:>8}")  # fmt: skip
+
+
+# --8<-- [end:models]
+
+# --8<-- [start:mistake]
+# Is every base above a working one also a working one? Not for L = 1000, d = 128:
+for base in (4300.0, 4400.0, 4500.0, 5000.0):
+    print(f"base {base:,.0f}: B_m ≥ 0 up to m = {reach(posenc.rope_inv_freq(128, base)[0])}")
+# --8<-- [end:mistake]
+
+# --8<-- [start:exercise_deepseek]
+# DeepSeek-V3's heads: 128 dimensions that are not rotated (64 pairs at angle 0) and 64 that
+# are (32 pairs, base 10000, YaRN as configured). B_m over the whole head of 192 dimensions:
+row = rows["DeepSeek-V3"]
+rotated = as_run(row).double()
+whole = torch.cat([torch.zeros(64, dtype=torch.float64), rotated])  # θ = 0: never turns
+m = torch.arange(row["context"])
+print(f"rotated part alone: B_m ≥ 0 up to m = {reach(rotated):,}")
+print(
+    f"whole head: smallest B_m over m < {row['context']:,} = {discrimination(m, whole).min():.2f}"
+)
+# --8<-- [end:exercise_deepseek]
+
+if __name__ == "__main__":
+    show_theorem()
+    show_bounds()
+    show_models()
