@@ -20,8 +20,8 @@ machine scores lower) and the run records the 1-minute load average before and a
 ``--compare-math`` builds the site a second time with the other formula output
 (``POSENC_MATH_OUTPUT``, see ``tools/formulas.py``) and measures the formula-heaviest chapters in
 both builds: bytes of the HTML, of its formulas, and Lighthouse's median. The results land in
-``math_comparison`` (chapter 10 prints them); a later run without ``--compare-math`` keeps the
-committed comparison. The schema is in ``benchmarks/results.py``.
+``math_comparison`` (docs/reference/site-speed.md prints them); a later run without
+``--compare-math`` keeps the committed comparison. The schema is in ``benchmarks/results.py``.
 """
 
 from __future__ import annotations

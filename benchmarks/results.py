@@ -63,7 +63,13 @@ def load(device: str = "cpu") -> dict[str, Any]:
     file = path(device)
     if not file.is_file():
         raise FileNotFoundError(f"{file} not found: `make bench` on a {device} machine writes it")
-    return validate(json.loads(file.read_text(encoding="utf-8")), str(file))
+    return load_file(file)
+
+
+def load_file(file: Path) -> dict[str, Any]:
+    """A results file anywhere (e.g. a measurement record under ``results/gpu/``), checked
+    against the schema."""
+    return validate(json.loads(Path(file).read_text(encoding="utf-8")), str(file))
 
 
 def rows(results: dict[str, Any], **match: Any) -> list[dict[str, Any]]:
@@ -85,7 +91,7 @@ def row(results: dict[str, Any], **match: Any) -> dict[str, Any]:
 
 # ── Lighthouse scores of the site's pages ───────────────────────────────────
 # ``benchmarks/lighthouse.py`` (``make lighthouse``) writes ``benchmarks/results/lighthouse.json``;
-# chapter 10's table reads it with `load_lighthouse`. Schema 1::
+# docs/reference/site-speed.md's table reads it with `load_lighthouse`. Schema 1::
 #
 #     schema         1
 #     created        "2026-11-23T14:00:00Z" (UTC)

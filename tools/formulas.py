@@ -10,9 +10,10 @@ Safari). KaTeX's HTML output drew each formula twice (HTML for the eye, MathML f
 readers) and needed KaTeX's 23 kB stylesheet and its fonts; the MathML written by Temml (a
 KaTeX fork that writes MathML Core: Unicode letters for \\mathbb and \\mathcal, spacing after
 \\cos) with a subset of Noto Sans Math that carries the OpenType MATH table (stretchy
-brackets, big operators) renders the site's formulas with a fifth of the bytes. Chapter 10's
-"Fast pages" section prints the measurement (``benchmarks/lighthouse.py --compare-math``);
-``POSENC_MATH_OUTPUT`` builds the site with another output (`OUTPUTS`) to compare again.
+brackets, big operators) renders the site's formulas with a fifth of the bytes. The page
+"How fast the site loads" (docs/reference/site-speed.md) prints the measurement
+(``benchmarks/lighthouse.py --compare-math``); ``POSENC_MATH_OUTPUT`` builds the site with
+another output (`OUTPUTS`) to compare again.
 
 Every output is wrapped as KaTeX wraps its own, ``<span class="katex">`` (inside
 ``<span class="katex-display">`` for a display formula): KaTeX's stylesheet needs those

@@ -78,3 +78,66 @@ print(f"{'positions':>9} {'implementation':14} {'median ms':>9} {'x fill':>7}")
 for r in sorted(table, key=lambda r: (r["seq_len"], r["ratio"])):
     print(f"{r['seq_len']:9} {r['impl']:14} {r['median_ms']:9.2f} {r['ratio']:7.2f}")
 # --8<-- [end:sinusoidal_table]
+
+# --8<-- [start:gpu_machine]
+import re
+
+from benchmarks.results import DIRECTORY, load_file
+
+record = DIRECTORY / "gpu" / "h100-2026-11-26"  # a measurement record, committed
+gpu = load_file(record / "bench-rope.json")
+measured_at = re.search(r"at commit (\w+)", (record / "README.md").read_text()).group(1)
+machine = gpu["machine"]
+print(f"{machine['gpu']}, torch {machine['torch']}, CUDA {machine['cuda']}")
+print(f"measured {gpu['created'][:10]} on posenc at commit {measured_at}")
+# --8<-- [end:gpu_machine]
+
+# --8<-- [start:gpu_rope_table]
+NAMES = {"posenc": "posenc (eager)"}  # at that commit posenc's default on CUDA was eager
+for layout in ("half", "interleaved"):
+    measured = rows(gpu, bench="rope", layout=layout, seq_len=4096)
+    print(f"RoPE, layout {layout!r}, q and k of shape {measured[0]['shape']}, bfloat16")
+    print(f"  {'implementation':16} {'median ms':>9} {'x copy':>7} {'of copy bandwidth':>18}")
+    for r in sorted(measured, key=lambda r: r["ratio"]):
+        name = NAMES.get(r["impl"], r["impl"])
+        print(f"  {name:16} {r['median_ms']:9.2f} {r['ratio']:7.2f} {1 / r['ratio']:18.0%}")
+# --8<-- [end:gpu_rope_table]
+
+
+# --8<-- [start:gpu_alibi]
+def markdown_tables(text):
+    """Each table of a Markdown page as a list of rows, each row a list of its cells."""
+    tables, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            if not set("".join(cells)) <= set("-: "):  # not the |---| line under the header
+                current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def first_ms(cell):
+    """The first number of a cell such as "0.29–0.43 ms" or "6.6 ms (bias 4 GiB)", else None."""
+    found = re.match(r"[\d.]+", cell)
+    return float(found.group()) if found else None
+
+
+notes = (record / "README.md").read_text()  # the record's tables, measured by a separate script
+for table in markdown_tables(notes):
+    header = table[0]
+    if header[:2] == ["L", "SDPA no bias"]:  # ALiBi: causal prefill, then one decoding step
+        prefill = "posenc flex" in header
+        print("prefill, L queries:" if prefill else "decoding, 1 query against L keys:")
+        for cells in table:
+            print("  " + " | ".join(cell or "-" for cell in cells))
+        for cells in table[1:]:  # what the chapter says, checked
+            ms = {name: first_ms(cell) for name, cell in zip(header, cells, strict=True)}
+            if prefill and ms["posenc sdpa (bias tensor)"]:  # FlexAttention itself wins
+                flex = ms["FlexAttention called directly, block mask built once"]
+                assert flex < ms["posenc sdpa (bias tensor)"]
+            if not prefill:  # SDPA with the one-row bias wins a decoding step
+                assert ms["posenc sdpa (bias tensor)"] < ms["posenc auto (FlexAttention)"]
+# --8<-- [end:gpu_alibi]

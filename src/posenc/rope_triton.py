@@ -124,8 +124,8 @@ def rotate_qk(
 
     Equals `posenc.apply_rotary` with `posenc.rotary_cos_sin` tables for the same positions,
     frequencies, layout and attention factor (computed in float32, rounded once to ``q``'s
-    dtype at the end: in bfloat16 a closer result than the eager path, which rounds the
-    tables first).
+    dtype at the end: in float16 and bfloat16 a closer result than the eager path, which
+    rounds the tables and each step).
 
     Args:
         q: Queries ``(batch, heads, seq, head_dim)``, float32, bfloat16 or float16, any strides.

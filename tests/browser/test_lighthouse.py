@@ -13,7 +13,7 @@ Every budget is hard for the committed results. Measured here, accessibility, be
 and SEO are hard too; performance is judged when this machine is about as fast as the one
 that measured the committed results (Lighthouse's ``benchmarkIndex``, at least
 ``COMPARABLE_SPEED`` of theirs): the simulated score starts from the work it observes, so on a
-machine half as fast every page scores lower for that reason alone (chapter 10, "Fast pages").
+machine half as fast every page scores lower for that reason alone (docs/reference/site-speed.md).
 On a slower machine a page below the performance budget reports an expected failure with both
 speeds and its numbers. For the same reason each page is measured with no other test of the
 run beside it (tests/machine.py: `make test` runs two processes), and under `make stress`,
@@ -143,7 +143,7 @@ def _committed_speed() -> float:
 
 def test_committed_results_cover_every_page_within_budget() -> None:
     """benchmarks/results/lighthouse.json: every page of the built site, each within the
-    budgets by the median of its runs. Its table is printed (and shown in chapter 10)."""
+    budgets by the median of its runs. docs/reference/site-speed.md prints its table."""
     if not sitepages.built():
         pytest.skip("site not built")
     results = results_file.load_lighthouse()

@@ -194,6 +194,21 @@ def test_kernel_gradients_match_eager(device, kernel):
     torch.testing.assert_close(grads["triton"], grads["eager"], atol=2e-6, rtol=2e-6)
 
 
+def test_kernel_rounds_once_in_half_precision(device):
+    """Computed in float32 and rounded once: in float16 the kernel's error is that of the exact
+    rotation rounded to float16, the least any float16 result can have. (float16, not
+    bfloat16: Triton's interpreter converts float32 to bfloat16 by truncating, where a GPU
+    rounds to nearest, so on a CPU only float16 shows the kernel's own rounding.)"""
+    generator = torch.Generator().manual_seed(6)
+    q = torch.randn(1, 4, 128, 32, generator=generator).to(device, torch.float16)
+    exact, _ = posenc.RotaryEmbedding(32, kernel="eager")(q.double(), q.double(), offset=5000)
+    got, _ = posenc.RotaryEmbedding(32, kernel="triton")(q, q, offset=5000)
+    eager, _ = posenc.RotaryEmbedding(32, kernel="eager")(q, q, offset=5000)
+    best = (exact.half().double() - exact).abs().mean()
+    assert (got.double() - exact).abs().mean() <= best * 1.001
+    assert (eager.double() - exact).abs().mean() > best * 1.2  # rounding at each step costs
+
+
 def test_auto_kernel_is_eager_on_cpu_and_triton_on_cuda(device):
     """What ``kernel="auto"`` (the default) runs: in bfloat16 the two kernels round
     differently (the Triton kernel once at the end, the eager operators at each step), so

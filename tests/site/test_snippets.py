@@ -28,10 +28,21 @@ def test_snippet_runs_on_its_own(script: Path, tmp_path: Path, monkeypatch, caps
 
 def test_every_snippet_folder_and_chapter_test_belongs_to_a_chapter() -> None:
     """snippets/<folder>/ and tests/chapters/test_<folder>.py belong to the chapter page
-    docs/chapters/NN-<folder with dashes>.md (tools/layout.py); every chapter has its test."""
+    docs/chapters/NN-<folder with dashes>.md (tools/layout.py); every chapter has its test.
+    A reference page with code (docs/reference/<name>.md) has snippets/<name>/ and
+    tests/site/test_<name>.py instead."""
     chapters = {chapter.folder: chapter for chapter in layout.chapters()}
+    references = {
+        page.stem.replace("-", "_"): page
+        for page in (layout.docs() / "reference").glob("*.md")
+        if layout.language_of(page) == layout.DEFAULT_LANGUAGE
+    }
     folders = {p.name for p in layout.SNIPPETS.iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert folders <= set(chapters), f"snippet folders without a chapter: {folders - set(chapters)}"
+    orphans = folders - set(chapters) - set(references)
+    assert not orphans, f"snippet folders without a chapter or reference page: {orphans}"
+    for name in folders & set(references):
+        test = ROOT / "tests" / "site" / f"test_{name}.py"
+        assert test.is_file(), f"snippets/{name}/ belongs to {references[name].name}: add {test}"
     tests = {p.stem.removeprefix("test_") for p in (ROOT / "tests" / "chapters").glob("test_*.py")}
     assert tests <= set(chapters), f"chapter tests without a chapter: {tests - set(chapters)}"
     untested = sorted(c.name for c in chapters.values() if not c.test_file.is_file())

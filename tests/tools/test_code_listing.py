@@ -102,7 +102,7 @@ def elements(html: str) -> int:
 
 
 @pytest.mark.parametrize(
-    "snippet", ["rope/layouts.py", "performance/lighthouse.py"], ids=lambda s: s
+    "snippet", ["rope/layouts.py", "site_speed/lighthouse.py"], ids=lambda s: s
 )
 def test_same_text_in_the_same_colours_with_far_fewer_elements(snippet: str) -> None:
     code = (layout.ROOT / "snippets" / snippet).read_text(encoding="utf-8")

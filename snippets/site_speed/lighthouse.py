@@ -1,6 +1,6 @@
-"""Chapter "Performance", section "Fast pages": the site's own Lighthouse scores.
+"""Page "How fast the site loads" (docs/reference/site-speed.md): the site's own Lighthouse scores.
 
-Run it: python snippets/performance/lighthouse.py   (reads benchmarks/results/lighthouse.json,
+Run it: python snippets/site_speed/lighthouse.py   (reads benchmarks/results/lighthouse.json,
 written by `make lighthouse`, i.e. `python -m benchmarks.lighthouse`)
 """
 
