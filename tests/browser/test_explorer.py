@@ -24,6 +24,7 @@ import torch
 import posenc
 from tests.browser import sitepages
 from tests.browser.browsing import Watch, new_context
+from tools import layout
 
 pytestmark = pytest.mark.browser
 
@@ -473,6 +474,39 @@ def test_controls_work_from_the_keyboard(page) -> None:
     wait_param(page, "scaling", method="llama3")
     assert page.locator("#pe-scaling-lowFreqFactor").is_visible()
     assert not page.locator("#pe-scaling-betaFast").is_visible()
+    assert not page.watch.problems
+
+
+# the opening's "first thing to try", as each page writes it: (pairs turning at the page's
+# defaults, pairs in all, pairs turning with the base 500000)
+FIRST_TRY = {
+    "en": r"23 of the 32 pairs complete a turn within it\. Set the\s+base to 500000, Llama 3's, "
+    r"and only 16 do",
+    "zh": r"32 对维度中有 23 对在这个长度内转满一圈。"
+    r"把底数改成 Llama 3 用的 500000，就只剩 16 对了",
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_first_thing_to_try_shows_what_the_page_says(page, lang) -> None:
+    """The page opens at d = 64, b = 10000, L = 4096; the read-out then says 23 pairs of 32
+    complete a turn, and 16 with the base 500000 (the same counts as posenc's)."""
+    text = layout.in_language(layout.DOCS / "explorer.md", lang).read_text(encoding="utf-8")
+    assert re.search(FIRST_TRY[lang], text), "the opening's numbers changed: change FIRST_TRY"
+    page.goto(EXPLORER.in_lang(lang).rel)
+    wait_ready(page)
+    panel = _panel("frequencies")
+    params = json.loads(page.get_attribute(panel, "data-params"))
+    assert (params["d"], params["base"], params["context"]) == (64, 10000, 4096)
+
+    def shown(name: str) -> str:
+        return page.locator(f'{panel} [data-out="{name}"]').inner_text()
+
+    for base, turning in ((10000.0, "23"), (500000.0, "16")):
+        set_controls(page, "frequencies", base=base)
+        inv_freq, _ = posenc.rope_inv_freq(64, base=base)
+        assert shown("pairs") == "32" and shown("turning") == turning
+        assert int((2 * math.pi / as_float64(inv_freq) <= 4096).sum()) == int(turning)
     assert not page.watch.problems
 
 
