@@ -18,12 +18,12 @@ head_dim = 16
 q, k = torch.randn(head_dim), torch.randn(head_dim)  # one query and one key, random content
 
 
-def score_1d(m: int, n: int) -> float:
-    """q at sequence position m, k at n, both rotated by 1-D RoPE."""
+def score_1d(m: int, n: int, q=q, k=k) -> torch.Tensor:
+    """q at sequence position m, k at n, both rotated by 1-D RoPE; one score per row of q, k."""
     cos, sin = posenc.rotary_cos_sin(torch.tensor([m, n]), posenc.default_inv_freq(head_dim))
     rotated_q = posenc.apply_rotary(q, cos[0], sin[0])
     rotated_k = posenc.apply_rotary(k, cos[1], sin[1])
-    return float(rotated_q @ rotated_k)
+    return (rotated_q * rotated_k).sum(-1)
 
 
 def flat(row: int, col: int, width: int) -> int:
@@ -36,9 +36,9 @@ for width in (4, 6, 8):
     right, below = flat(2, 2, width), flat(3, 1, width)
     row_end, next_row = flat(2, width - 1, width), flat(3, 0, width)
     flattened[width] = (
-        score_1d(query_at, right),
-        score_1d(query_at, below),
-        score_1d(row_end, next_row),  # the last patch of a row and the first of the next
+        float(score_1d(query_at, right)),
+        float(score_1d(query_at, below)),
+        float(score_1d(row_end, next_row)),  # the last patch of a row and the first of the next
     )
 right_scores = [scores[0] for scores in flattened.values()]
 below_scores = [scores[1] for scores in flattened.values()]
@@ -76,26 +76,76 @@ inv_freq = rope_axes.axial_inv_freq(head_dim)  # (8,): 4 pairs for rows, 4 for c
 print([round(f, 4) for f in inv_freq.tolist()])
 
 
-def score_2d(query_at: tuple[int, int], key_at: tuple[int, int]) -> float:
+def score_2d(query_at: tuple[int, int], key_at: tuple[int, int], q=q, k=k) -> torch.Tensor:
     """q at patch (row, col) = query_at, k at key_at, both rotated by 2-D axial RoPE."""
     coords = torch.tensor([query_at, key_at]).T  # (2, 2): rows, then columns
     cos, sin = rope_axes.axial_cos_sin(coords, inv_freq)  # (2, head_dim) each
-    return float(posenc.apply_rotary(q, cos[0], sin[0]) @ posenc.apply_rotary(k, cos[1], sin[1]))
+    rotated_q = posenc.apply_rotary(q, cos[0], sin[0])
+    return (rotated_q * posenc.apply_rotary(k, cos[1], sin[1])).sum(-1)
 
 
-axial = {  # the same three pairs of patches as above, now by (row, column)
-    width: (
-        score_2d((2, 1), (2, 2)),  # right: offset (0, 1)
-        score_2d((2, 1), (3, 1)),  # below: offset (1, 0), whatever the width
-        score_2d((2, width - 1), (3, 0)),  # next row start: offset (1, 1 - width)
+def neighbours_2d(width: int, q=q, k=k) -> tuple[torch.Tensor, ...]:
+    """Scores of the same three pairs of patches as above, now by (row, column)."""
+    return (
+        score_2d((2, 1), (2, 2), q, k),  # right: offset (0, 1)
+        score_2d((2, 1), (3, 1), q, k),  # below: offset (1, 0), whatever the width
+        score_2d((2, width - 1), (3, 0), q, k),  # next row start: offset (1, 1 - width)
     )
-    for width in (4, 6, 8)
-}
+
+
+axial = {width: tuple(map(float, neighbours_2d(width))) for width in (4, 6, 8)}
 below_2d = [scores[1] for scores in axial.values()]
 assert max(below_2d) - min(below_2d) < 1e-5  # one row down: the same score at every width
 assert all(abs(s[2] - s[0]) > 0.1 for s in axial.values())  # wrap-around is no neighbour
 assert abs(score_2d((2, 1), (3, 1)) - score_2d((40, 17), (41, 17))) < 1e-4  # shift both: same
 # --8<-- [end:axial]
+
+# --8<-- [start:many]
+# One query and key could make any pattern look like a rule: count over 1000 random pairs.
+pairs = torch.Generator().manual_seed(1)  # its own generator: later blocks' draws unchanged
+many_q = torch.randn(1000, head_dim, generator=pairs)
+many_k = torch.randn(1000, head_dim, generator=pairs)
+
+
+def neighbours_1d(width: int, q=q, k=k) -> tuple[torch.Tensor, ...]:
+    return (
+        score_1d(flat(2, 1, width), flat(2, 2, width), q, k),
+        score_1d(flat(2, 1, width), flat(3, 1, width), q, k),
+        score_1d(flat(2, width - 1, width), flat(3, 0, width), q, k),
+    )
+
+
+def count_pairs(neighbours) -> dict[str, int]:
+    """Of the 1000 pairs (q, k): how many score a neighbour differently at widths 4 and 8
+    (by more than 0.01), and how many score the line break like a right neighbour."""
+    narrow, wide = neighbours(4, many_q, many_k), neighbours(8, many_q, many_k)
+    differs = [int(((a - b).abs() > 0.01).sum()) for a, b in zip(narrow, wide, strict=True)]
+    like_right = int(((wide[2] - wide[0]).abs() <= 0.01).sum())
+    return {"right": differs[0], "below": differs[1], "break like right": like_right}
+
+
+flat_counts, axial_counts = count_pairs(neighbours_1d), count_pairs(neighbours_2d)
+assert flat_counts["right"] == 0 and flat_counts["break like right"] == 1000
+assert flat_counts["below"] > 900  # not a property of one lucky pair
+assert axial_counts["right"] == axial_counts["below"] == 0
+assert axial_counts["break like right"] < 50  # a few by chance
+
+
+def show_counts(lang: str = "en") -> None:
+    """The counts as a table: one row per encoding, widths 4 and 8 compared."""
+    header = {
+        "en": ["of 1000 random (q, k)", "right changes", "below changes", "break = right"],
+        "zh": ["1000 对随机 (q, k)", "右边一格变了", "下面一格变了", "行尾同右邻"],
+    }[lang]
+    names = {"en": ["1-D, flattened index", "2-D axial"], "zh": ["一维，压平后的下标", "二维轴向"]}
+    widths = [22, 13, 13, 13]
+    print(" | ".join(_pad(title, width) for title, width in zip(header, widths, strict=True)))
+    for name, counts in zip(names[lang], (flat_counts, axial_counts), strict=True):
+        cells = [counts["right"], counts["below"], counts["break like right"]]
+        print(_pad(name, widths[0]) + " | " + " | ".join(f"{c:13d}" for c in cells))
+
+
+# --8<-- [end:many]
 
 # --8<-- [start:schemes]
 halves = rope_axes.axial_inv_freq(head_dim, 10000.0)  # Qwen2-VL to Qwen3-VL vision encoders
