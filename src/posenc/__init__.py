@@ -33,6 +33,7 @@ Every module follows the same conventions:
 
 from .alibi import ALiBi, alibi_bias, alibi_slope_values, alibi_slopes
 from .attention import attention
+from .describe import LayerPositions, ModelPositions, describe, released_config, released_configs
 from .layer_types import RopeSetting, layer_rope_settings
 from .learned import LearnedPositionalEmbedding
 from .positions import (
@@ -127,4 +128,10 @@ __all__ = [
     # layer_types: RoPE settings per layer (local/global, RoPE/NoPE)
     "layer_rope_settings",
     "RopeSetting",
+    # describe: every layer's position encoding, from a released config.json
+    "describe",
+    "ModelPositions",
+    "LayerPositions",
+    "released_configs",
+    "released_config",
 ]
