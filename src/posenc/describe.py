@@ -52,7 +52,7 @@ KINDS = ("rope", "none", "alibi", "t5-bias", "learned")
 """The encodings a layer can have: ``"none"`` is a NoPE layer (only the causal mask)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LayerPositions:
     r"""The position encoding of one attention layer.
 
@@ -65,7 +65,7 @@ class LayerPositions:
             layer attends to the whole context.
         stack: ``"encoder"`` or ``"decoder"`` for an encoder-decoder (T5), else None.
         scaling: The parsed RoPE dict (`RopeScaling`) of a RoPE layer, else None.
-        base: \(\mathrm{base}\) (``rope_theta``) of a RoPE layer.
+        rope_theta: The base \(\mathrm{base}\) of a RoPE layer's frequencies.
         rotary_dim: Channels per head that rotate (\(2 \times\) the number of frequencies).
         head_dim: Channels per head (for MLA models: the rotated part of a query).
         inv_freq: The frequencies \(\theta_i\), float32, ``(rotary_dim / 2,)``.
@@ -85,7 +85,7 @@ class LayerPositions:
     window: int | None = None
     stack: str | None = None
     scaling: RopeScaling | None = None
-    base: float | None = None
+    rope_theta: float | None = None
     rotary_dim: int | None = None
     head_dim: int | None = None
     inv_freq: torch.Tensor | None = None
@@ -426,7 +426,7 @@ def _describe_rope(
             LayerPositions(
                 kind="rope",
                 scaling=spec,
-                base=spec.rope_theta,
+                rope_theta=spec.rope_theta,
                 rotary_dim=2 * inv_freq.numel(),
                 head_dim=head_dim,
                 inv_freq=inv_freq,
@@ -572,7 +572,7 @@ def describe(config: Mapping[str, Any], *, seq_len: int | None = None) -> ModelP
         import json, posenc
         model = posenc.describe(json.load(open("config.json")))
         for layer in model.layers:
-            print(layer.index, layer.kind, layer.layer_type, layer.base, layer.rotary_dim)
+            print(layer.index, layer.kind, layer.layer_type, layer.rope_theta, layer.rotary_dim)
 
     Args:
         config: The parsed ``config.json``: a dict with ``model_type`` and the family's fields

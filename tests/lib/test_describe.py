@@ -104,14 +104,14 @@ def test_gemma3_local_and_global_layers_differ_as_transformers_builds_them():
     local = [layer for layer in described.layers if layer.layer_type == "sliding_attention"]
     glob = [layer for layer in described.layers if layer.layer_type == "full_attention"]
     assert len(glob) == 8 and len(local) == 40  # every 6th of 48
-    assert {layer.base for layer in local} == {10000.0} and {layer.base for layer in glob} == {1e6}
+    assert {layer.rope_theta for layer in local} == {10000.0} and {layer.rope_theta for layer in glob} == {1e6}
     assert glob[0].rope_type == "linear" and glob[0].scaling.factor == 8.0
     assert local[0].window == 1024 and glob[0].window is None
 
 
 def test_gpt_neox_rotates_a_quarter_of_each_head():
     layer = posenc.describe(released_config("gpt-neox-20b")["config"]).layers[0]
-    assert (layer.head_dim, layer.rotary_dim, layer.base) == (96, 24, 10000.0)
+    assert (layer.head_dim, layer.rotary_dim, layer.rope_theta) == (96, 24, 10000.0)
 
 
 @pytest.mark.parametrize("name", ["qwen2-vl-7b", "qwen2.5-vl-7b"])
