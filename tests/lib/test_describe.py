@@ -104,7 +104,8 @@ def test_gemma3_local_and_global_layers_differ_as_transformers_builds_them():
     local = [layer for layer in described.layers if layer.layer_type == "sliding_attention"]
     glob = [layer for layer in described.layers if layer.layer_type == "full_attention"]
     assert len(glob) == 8 and len(local) == 40  # every 6th of 48
-    assert {layer.rope_theta for layer in local} == {10000.0} and {layer.rope_theta for layer in glob} == {1e6}
+    assert {layer.rope_theta for layer in local} == {10000.0}
+    assert {layer.rope_theta for layer in glob} == {1e6}
     assert glob[0].rope_type == "linear" and glob[0].scaling.factor == 8.0
     assert local[0].window == 1024 and glob[0].window is None
 
