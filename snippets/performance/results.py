@@ -13,6 +13,7 @@ print(f"torch {machine['torch']}, Python {machine['python']}")
 load = results["load_average"]  # 1-minute load average: above 1 per core, others ran too
 print(f"load average {load['start']} at the start, {load['end']} at the end")
 print(f"allocator: {results['allocator']}")
+print(f"measured {results['created'][:10]}")
 # --8<-- [end:machine]
 
 
@@ -90,6 +91,9 @@ measured_at = re.search(r"at commit (\w+)", (record / "README.md").read_text()).
 machine = gpu["machine"]
 print(f"{machine['gpu']}, torch {machine['torch']}, CUDA {machine['cuda']}")
 print(f"measured {gpu['created'][:10]} on posenc at commit {measured_at}")
+copy = row(gpu, bench="rope", layout="half", seq_len=4096, impl="copy")
+print(f"the copy of q and k moved {copy['gb_per_s'] / 1000:.2f} TB/s, "
+      f"{copy['gb_per_s'] / 3350:.0%} of the 3.35 TB/s of the H100's specification")  # fmt: skip
 # --8<-- [end:gpu_machine]
 
 # --8<-- [start:gpu_rope_table]

@@ -13,13 +13,24 @@ numbers = batch * heads * seq * head_dim  # in q, and again in k
 rope_bytes = 2 * numbers * 2 * element
 rope_flops = 2 * numbers * 3
 
-# a matrix product C = A B of n x n matrices reads A and B, writes C, and does 2 n^3 operations
+# a matrix product C = A B of n x n matrices: 2 n^3 operations, and at best (each matrix
+# moved once) A and B read, C written
 n = 4096
 matmul_bytes = 3 * n * n * element
 matmul_flops = 2 * n**3
 
 print(f"RoPE on q and k: {rope_bytes / 2**20:.0f} MiB moved, "
-      f"{rope_flops / rope_bytes:.2f} operations per byte")  # fmt: skip
-print(f"{n} x {n} matrix product: {matmul_bytes / 2**20:.0f} MiB moved, "
-      f"{matmul_flops / matmul_bytes:.0f} operations per byte")  # fmt: skip
+      f"{rope_flops / rope_bytes:.2f} FLOP per byte")  # fmt: skip
+print(f"{n} x {n} matrix product: {matmul_bytes / 2**20:.0f} MiB moved at best, "
+      f"{matmul_flops / matmul_bytes:.0f} FLOP per byte")  # fmt: skip
+
+# The machine's side: its peak arithmetic over its peak bandwidth, the "ridge point" below
+# which an operation waits for memory. NVIDIA's specification of the H100 SXM (not measured
+# here): 66.9 TFLOP/s in float32 outside the tensor cores (where RoPE's arithmetic runs),
+# 989.4 TFLOP/s for bfloat16 matrix products on the tensor cores, 3.35 TB/s of memory.
+bandwidth = 3.35e12
+for name, flops in (("float32, outside the tensor cores", 66.9e12),
+                    ("bfloat16 matrix products", 989.4e12)):  # fmt: skip
+    print(f"H100 ridge point, {name}: {flops / bandwidth:.0f} FLOP per byte")
+assert rope_flops / rope_bytes < 66.9e12 / bandwidth < matmul_flops / matmul_bytes
 # --8<-- [end:intensity]

@@ -249,7 +249,7 @@ def _flex(q, k, v, *, causal, alibi_slopes, scale):
 def _auto_backend(device_type: str, q_len: int, flex_usable: bool) -> str:
     """What ``backend="auto"`` runs, by what was measured on an H100
     (``benchmarks/results/gpu/h100-2026-11-26``): FlexAttention for a prompt with ALiBi on
-    CUDA (0.74 ms against SDPA's 6.6 ms with a 4 GiB mask at 4k tokens), SDPA for a decoding
+    CUDA (0.74 ms against SDPA's 6.6 ms with a 1 GiB bias at 4k tokens), SDPA for a decoding
     step (0.3–0.5 ms against 1.7–6.3 ms at
     1k–32k keys: its mask is only heads × keys) and on every other device."""
     return "flex" if flex_usable and device_type == "cuda" and q_len > 1 else "sdpa"
@@ -292,7 +292,7 @@ def attention(
     ``"flex"`` on CUDA with ALiBi, no ``bias`` and more than one query (where FlexAttention
     exists), else ``"sdpa"``: a decoding step's additive mask is only ``heads × k_len``, and on
     an H100 SDPA with it took 0.3–0.5 ms against FlexAttention's 1.7–6.3 ms at 1k–32k keys,
-    while for a 4k-token prompt FlexAttention took 0.74 ms against 6.6 ms (and a 4 GiB mask).
+    while for a 4k-token prompt FlexAttention took 0.74 ms against 6.6 ms (and a 1 GiB bias).
 
     Args:
         q: Queries ``(batch, heads, q_len, head_dim)``.
