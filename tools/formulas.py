@@ -114,7 +114,12 @@ class FormulaRenderer:
 _MATH = re.compile(r"<math\b.*?</math>", re.DOTALL)
 _ELEMENT_TAG = re.compile(r"<(/?)([a-z]+)\b[^>]*?(/?)>")
 _SCRIPTED = re.compile(r"<(msup|msubsup)>")
-_PRIME = re.compile(r'<mo lspace="0em" rspace="0em" class="tml-prime">([′″‴]+)</mo>')
+# Temml's prime: deeper in scripts (j' in a subscript) it carries scriptlevel="2", and after a
+# letter on its own (x') a second class, tml-sml-pad
+_PRIME = re.compile(
+    r'<mo lspace="0em" rspace="0em"(?: scriptlevel="\d+")? class="tml-prime(?: [\w-]+)*">'
+    r"([′″‴]+)</mo>"
+)
 
 
 def _element_end(text: str, start: int) -> int:
