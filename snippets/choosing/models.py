@@ -139,7 +139,7 @@ def show_notes(lang="en"):
 # --8<-- [start:context]
 CONTEXT = {
     "en": "{model:<16} max_position_embeddings {config:>6}, trained at {trained:>5}: {ratio:g} times",
-    "zh": "{model:<16} max_position_embeddings {config:>6}，训练长度 {trained:>5}：相差 {ratio:g} 倍",
+    "zh": "{model:<16} max_position_embeddings {config:>6}，为训练长度 {trained:>5} 的 {ratio:g} 倍",
 }
 
 

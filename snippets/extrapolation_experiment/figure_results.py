@@ -42,7 +42,7 @@ TEXT = {
         "quick": "quick 配置：只检查流程，数字不说明任何问题。",
         "input": "输入长度（字符）",
         "retrieved": "passkey 找回率（%）",
-        "chance": "随机猜测：{c:g} %",
+        "chance": "随机猜测：{c:g}%",
     },
 }
 # colour and line of each method: the RoPE family shares a colour

@@ -37,28 +37,39 @@ def show_run(lang="en"):
 # --8<-- [end:load]
 
 # --8<-- [start:table]
+import unicodedata
+
 NAMES = {
     "en": LABELS,  # display name of each method, from the results module
     "zh": LABELS
     | {"nope": "无（NoPE）", "sinusoidal": "正弦", "learned": "可学习", "t5": "T5 偏置"},
 }
 HEADER = {"en": "method", "zh": "方法"}
+NOT_RUN = {"en": "n/a", "zh": "不适用"}  # learned positions stop at the trained length
+
+
+def pad(text, width, right=False):
+    """``text`` padded to ``width`` columns of a terminal: a Chinese character takes two."""
+    shown = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in str(text))
+    fill = " " * max(width - shown, 0)
+    return fill + str(text) if right else str(text) + fill
 
 
 def rows(lang, lengths, cell, width):
     """A table: a row per method, a column per length; ``cell(name, length)`` is its text."""
-    lines = [f"| {HEADER[lang]:<12} | " + " | ".join(f"{n:>{width}}" for n in lengths) + " |"]
+    head = " | ".join(pad(n, width, right=True) for n in lengths)
+    lines = [f"| {pad(HEADER[lang], 12)} | {head} |"]
     lines.append("|--------------|" + "|".join("-" * (width + 1) + ":" for _ in lengths) + "|")
     for name, label in NAMES[lang].items():
-        cells = [cell(name, n) for n in lengths]
-        lines.append(f"| {label:<12} | " + " | ".join(f"{c:>{width}}" for c in cells) + " |")
+        cells = " | ".join(pad(cell(name, n), width, right=True) for n in lengths)
+        lines.append(f"| {pad(label, 12)} | {cells} |")
     return "\n".join(lines)
 
 
 def show_perplexity(lang="en", key="perplexity"):
     def cell(name, length):
         value = report["results"][name][key][str(length)]
-        return "n/a" if value is None else f"{value:.2f}"
+        return NOT_RUN[lang] if value is None else f"{value:.2f}"
 
     print(rows(lang, config["eval_lengths"], cell, 6))
 
@@ -81,7 +92,7 @@ def growth(name):
 
 def show_growth(lang="en"):
     for name in usable:
-        print(f"{NAMES[lang][name]:<12} x{growth(name):.2f}")
+        print(f"{pad(NAMES[lang][name], 12)} x{growth(name):.2f}")
     best = {"en": ("best at 128:  ", "best at 1024: "), "zh": ("128 处最好：", "1024 处最好：")}
     print(best[lang][0] + NAMES[lang][min(usable, key=lambda n: ppl(n, 128))])
     print(best[lang][1] + NAMES[lang][min(usable, key=lambda n: ppl(n, 1024))])
@@ -139,7 +150,7 @@ def show_spread(lang="en", key="perplexity"):
     def cell(name, length):
         s = spread(seeds, name, length, key)
         if s is None:
-            return "n/a"
+            return NOT_RUN[lang]
         if key == "retrieval":  # percent of passkeys found
             return f"{100 * s[0]:.0f} ({100 * s[1]:.0f}–{100 * s[2]:.0f})"
         return f"{s[0]:.2f} ({s[1]:.2f}–{s[2]:.2f})"
@@ -186,10 +197,16 @@ if seeds["profile"] == "full":  # the reading below the tables rests on these, s
     )
 # --8<-- [end:seeds]
 
+
 # --8<-- [start:exercise]
-best_128 = min(ppl(n, 128) for n in usable)
-print(f"best at 128: {best_128:.2f}")
-for name in usable:
-    if ppl(name, 1024) <= 1.2 * best_128:
-        print(f"{LABELS[name]:<12} {ppl(name, 1024):.2f} (+{ppl(name, 1024) / best_128 - 1:.0%})")
+def show_close_at_1024(lang="en"):
+    """The methods whose perplexity at 1024 is within 20 % of the best at 128."""
+    best_128 = min(ppl(n, 128) for n in usable)
+    print({"en": "best at 128: ", "zh": "128 处最好："}[lang] + f"{best_128:.2f}")
+    for name in usable:
+        if ppl(name, 1024) <= 1.2 * best_128:
+            rise = ppl(name, 1024) / best_128 - 1
+            print(f"{pad(NAMES[lang][name], 12)} {ppl(name, 1024):.2f} (+{rise:.0%})")
+
+
 # --8<-- [end:exercise]
