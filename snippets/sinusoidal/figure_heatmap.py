@@ -23,7 +23,7 @@ LABELS = {
         "value": "取值",
         "heatmap": "PE(p)，d_model = 64",
         "curve": "第 {dim} 维（i = {pair}）",
-        "curves": "维度越高，振荡越慢（d_model = 64）",
+        "curves": "维度编号越大，振荡越慢（d_model = 64）",
     },
 }
 
