@@ -73,7 +73,7 @@ STACKS = {
 NAMES_ZH = {
     "local RoPE only": "只有局部 RoPE 层",
     "local RoPE, then one NoPE layer": "局部 RoPE 层后接一层 NoPE",
-    "(local x3, NoPE) twice": "（局部 x3，NoPE）重复两次",
+    "(local x3, NoPE) twice": "（局部 ×3，NoPE）重复两次",
     "NoPE only": "只有 NoPE 层",
     "global RoPE only": "只有全局 RoPE 层",
 }
