@@ -135,7 +135,7 @@ def show_counts(lang: str = "en") -> None:
     """The counts as a table: one row per encoding, widths 4 and 8 compared."""
     header = {
         "en": ["of 1000 random (q, k)", "right changes", "below changes", "break = right"],
-        "zh": ["1000 对随机 (q, k)", "右边一格变了", "下面一格变了", "行尾同右邻"],
+        "zh": ["1000 对随机 (q, k)", "右边一格变了", "下面一格变了", "换行处同右邻"],
     }[lang]
     names = {"en": ["1-D, flattened index", "2-D axial"], "zh": ["一维，压平后的下标", "二维轴向"]}
     widths = [22, 13, 13, 13]
@@ -151,11 +151,23 @@ def show_counts(lang: str = "en") -> None:
 halves = rope_axes.axial_inv_freq(head_dim, 10000.0)  # Qwen2-VL to Qwen3-VL vision encoders
 parity = rope_axes.axial_inv_freq(head_dim, 10000.0, split="parity")  # Pixtral
 one_d = posenc.default_inv_freq(head_dim, 10000.0)  # 1-D RoPE over the whole head
-print("1-D    ", [f"{f:.4f}" for f in one_d.tolist()])
-print("halves ", [f"{f:.4f}" for f in halves.tolist()])
-print("parity ", [f"{f:.4f}" for f in parity.tolist()])
 assert torch.equal(halves[:4], halves[4:])  # rows and columns: the same ladder
 assert torch.equal(parity[:4], one_d[0::2]) and torch.equal(parity[4:], one_d[1::2])
+
+
+def show_schemes(lang: str = "en") -> None:
+    """The frequencies of each scheme, rows' pairs first, then the columns'."""
+    names = {"en": ["1-D", "halves", "parity"], "zh": ["一维", "两半 halves", "奇偶 parity"]}[lang]
+    width = max(_width(name) for name in names) + 1
+    for name, freqs in zip(names, (one_d, halves, parity), strict=True):
+        print(name + " " * (width - _width(name)), [f"{f:.4f}" for f in freqs.tolist()])
+
+
+def _width(text: str) -> int:
+    """Columns a terminal gives text: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 # --8<-- [end:schemes]
 
 # --8<-- [start:separable]
