@@ -88,7 +88,15 @@ explicit, absorbed = decoupled_scores(positions)
 print(torch.allclose(explicit, absorbed, atol=1e-12))
 shifted, _ = decoupled_scores(positions + 100)  # every token 100 positions later
 print(torch.allclose(explicit, shifted, atol=1e-12))
-print("cached per token:", d_latent + d_rope, "numbers instead of", 2 * heads * d_nope)
+
+
+def show_cached(lang: str = "en") -> None:
+    """What each token leaves in the cache (c and k^R), against a key and a value per head."""
+    line = {"en": "cached per token: {} numbers instead of {}",
+            "zh": "每个 token 缓存 {} 个数，而不是 {} 个"}[lang]  # fmt: skip
+    print(line.format(d_latent + d_rope, 2 * heads * d_nope))
+
+
 # --8<-- [end:decoupled]
 
 
@@ -148,19 +156,40 @@ def softmax_scale(rope: dict, qk_head_dim: int = 192) -> float:
 
 inv_freq, table_factor = posenc.rope_inv_freq(64, scaling=deepseek_v3)  # the 64 rotated dims
 ratio = inv_freq / posenc.default_inv_freq(64)  # 1 = untouched, 1/40 = interpolated
-print("cos/sin factor:", table_factor)
 kept, divided = torch.isclose(ratio, torch.tensor(1.0)), torch.isclose(ratio, torch.tensor(1 / 40))
-print("pairs kept:", kept.nonzero().flatten().tolist())
-print("pairs divided by 40:", divided.nonzero().flatten().tolist())
-print(f"softmax scale: {192**-0.5:.4f} x {posenc.yarn_mscale(40, 1.0) ** 2:.4f} = "
-      f"{softmax_scale(deepseek_v3):.4f}")  # fmt: skip
 # on cos and sin: mscale / mscale_all_dim, both 1 here
 assert table_factor == posenc.yarn_mscale(40, 1.0) / posenc.yarn_mscale(40, 1.0)
+
+
+def show_mscale(lang: str = "en") -> None:
+    labels = {
+        "en": ("cos/sin factor: ", "pairs kept: ", "pairs divided by 40: ", "softmax scale: ", "x"),
+        "zh": (
+            "cos/sin 的系数：",
+            "保持原频率的维度对：",
+            "除以 40 的维度对：",
+            "softmax 缩放系数：",
+            "×",
+        ),
+    }[lang]
+    print(f"{labels[0]}{table_factor}")
+    print(f"{labels[1]}{kept.nonzero().flatten().tolist()}")
+    print(f"{labels[2]}{divided.nonzero().flatten().tolist()}")
+    print(f"{labels[3]}{192**-0.5:.4f} {labels[4]} {posenc.yarn_mscale(40, 1.0) ** 2:.4f} = "
+          f"{softmax_scale(deepseek_v3):.4f}")  # fmt: skip
+
+
 # --8<-- [end:mscale]
 
 # --8<-- [start:mistake_rope_key]
 per_head_keys = 512 + 128 * 64  # the latent, plus a rotated key for each of the 128 heads
-print(per_head_keys, "instead of", 512 + 64)
+
+
+def show_per_head_keys(lang: str = "en") -> None:
+    line = {"en": "{} instead of {}", "zh": "{} 个数，而不是 {} 个"}[lang]
+    print(line.format(per_head_keys, 512 + 64))
+
+
 # --8<-- [end:mistake_rope_key]
 
 # --8<-- [start:mistake_temperature]
@@ -168,17 +197,43 @@ generic = {k: v for k, v in deepseek_v3.items() if not k.startswith("mscale")}
 _, generic_factor = posenc.rope_inv_freq(64, scaling=generic)  # plain YaRN: on cos and sin
 right = {"q^C.k^C": softmax_scale(deepseek_v3), "q^R.k^R": softmax_scale(deepseek_v3)}
 wrong = {"q^C.k^C": 192**-0.5, "q^R.k^R": 192**-0.5 * generic_factor**2}
-for part in right:
-    print(f"{part}: {right[part]:.4f} (DeepSeek)  {wrong[part]:.4f} (cos/sin only)")
+
+
+def show_temperature(lang: str = "en") -> None:
+    line = {"en": "{}: {:.4f} (DeepSeek)  {:.4f} (cos/sin only)",
+            "zh": "{}：{:.4f}（DeepSeek）  {:.4f}（只乘在 cos/sin 上）"}[lang]  # fmt: skip
+    for part in right:
+        print(line.format(part, right[part], wrong[part]))
+
+
 # --8<-- [end:mistake_temperature]
 
 # --8<-- [start:exercise]
 lite = cache_per_token(heads=16)  # DeepSeek-V2-Lite: 16 heads of 128, 27 layers
-print("V2-Lite bytes per token:", lite["MLA"] * 27 * 2, "MHA:", lite["MHA"] * 27 * 2)
 v3 = cache_per_token()  # DeepSeek-V3: 128 heads, 61 layers
 tokens = 128 * 1024
-for name in ("MLA", "GQA", "MHA"):
-    gib = v3[name] * 61 * 2 * tokens / 2**30
-    print(f"V3, {tokens} tokens, {name}: {gib:.1f} GiB")
 assert lite["MHA"] / lite["MLA"] == 2 * 16 * 128 / 576  # 7.1 times less
+
+
+def show_exercise(lang: str = "en") -> None:
+    lines = {
+        "en": ("V2-Lite bytes per token: {} MHA: {}", "V3, {} tokens, {}: {:.1f} GiB"),
+        "zh": (
+            "V2-Lite 每个 token 的缓存：MLA {} 字节，MHA {} 字节",
+            "V3，{} 个 token，{}：{:.1f} GiB",
+        ),
+    }[lang]
+    print(lines[0].format(lite["MLA"] * 27 * 2, lite["MHA"] * 27 * 2))
+    for name in ("MLA", "GQA", "MHA"):
+        print(lines[1].format(tokens, name, v3[name] * 61 * 2 * tokens / 2**30))
+
+
 # --8<-- [end:exercise]
+
+if __name__ == "__main__":
+    show_cached()
+    show_cache()
+    show_mscale()
+    show_per_head_keys()
+    show_temperature()
+    show_exercise()
