@@ -98,7 +98,12 @@ torch.manual_seed(0)
 model = TinyLM("rope").eval().requires_grad_(False)  # inference only: no autograd graphs
 torch.manual_seed(0)
 absolute = TinyLM("sinusoidal").eval().requires_grad_(False)  # same weights, other encoding
-print(sum(p.numel() for p in model.parameters()), "parameters")
+
+
+def show_size(lang="en"):
+    print(sum(p.numel() for p in model.parameters()), {"en": "parameters", "zh": "个参数"}[lang])
+
+
 # --8<-- [end:model]
 
 
@@ -110,8 +115,13 @@ mask = torch.tensor([[0, 0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1]])  # 1 = real 
 
 from_index = torch.arange(7).expand(2, 7)  # position = index in the padded row
 from_mask = positions_from_mask(mask)  # position = rank among the real tokens
-print(from_index[0].tolist(), "<- from the index")
-print(from_mask[0].tolist(), "<- from the mask")
+
+
+def show_positions(lang="en"):
+    labels = {"en": ("from the index", "from the mask"), "zh": ("按下标编号", "按掩码编号")}[lang]
+    print(from_index[0].tolist(), "<-", labels[0])
+    print(from_mask[0].tolist(), "<-", labels[1])
+
 
 padding = {}
 for name, lm in (("sinusoidal", absolute), ("rope", model)):
@@ -168,12 +178,25 @@ def index_positions(mask):
 
 
 one = torch.ones(1, 4, dtype=torch.long)
+generated = {}  # (encoding, "alone" or the source of the positions): the 8 tokens generated
 for name, lm in (("sinusoidal", absolute), ("rope", model)):
-    alone = generate(lm, prompt, one, 8, positions_from_mask)[0].tolist()
-    print(f"{name:10} alone            ", alone)
+    generated[name, "alone"] = generate(lm, prompt, one, 8, positions_from_mask)[0].tolist()
     for source, positions_of in (("index", index_positions), ("mask", positions_from_mask)):
-        in_batch = generate(lm, batch, mask, 8, positions_of)[0].tolist()
-        print(f"{name:10} in batch, {source:5}  ", in_batch, in_batch == alone)
+        generated[name, source] = generate(lm, batch, mask, 8, positions_of)[0].tolist()
+
+
+def show_generated(lang="en"):
+    names = {
+        "en": {"sinusoidal": "sinusoidal", "rope": "rope", "alone": "alone",
+               "index": "in batch, index", "mask": "in batch, mask"},
+        "zh": {"sinusoidal": "正弦", "rope": "RoPE", "alone": "单独",
+               "index": "批内，按下标", "mask": "批内，按掩码"},
+    }[lang]  # fmt: skip
+    for (name, source), tokens in generated.items():
+        same = [] if source == "alone" else [tokens == generated[name, "alone"]]
+        print(f"{_pad(names[name], 10)} {_pad(names[source], 17)}", tokens, *same)
+
+
 # --8<-- [end:generate]
 
 
@@ -189,7 +212,6 @@ print(torch.equal(logits_0[:, 3:], logits_1[:, 3:]))
 # the next token of row 0: 4 real tokens, 7 slots in the cache
 wrong_next = mask.shape[-1]  # the cache length, pads included
 right_next = int(from_mask[0, -1]) + 1  # last position + 1
-print("cache length:", wrong_next, " last position + 1:", right_next)
 _, past = model(batch[:1], from_mask[:1], padded_allowed(mask[:1]))
 token = torch.tensor([[52]])
 step_mask = torch.cat((mask[:1], torch.ones(1, 1, dtype=torch.long)), dim=-1).bool()
@@ -202,8 +224,22 @@ reference, _ = model(
 )
 gaps = {name: (logits - reference[0, -1]).abs().max().item() for name, logits in scores.items()}
 assert gaps["cache length"] > 0.1 and gaps["last + 1"] < 1e-5
-for name, gap in gaps.items():
-    print(f"next position = {name:12}: max |logits - logits(no padding)| = {gap:.4f}")
+
+
+def show_next_position(lang="en"):
+    if lang == "zh":
+        print(f"缓存长度：{wrong_next}，最后一个位置 + 1：{right_next}")
+        names = {"cache length": "缓存长度", "last + 1": "最后一个位置 + 1"}
+        for name, gap in gaps.items():
+            print(
+                f"下一个位置 = {_pad(names[name], 16)}：max |logits - logits（无填充）| = {gap:.4f}"
+            )
+        return
+    print("cache length:", wrong_next, " last position + 1:", right_next)
+    for name, gap in gaps.items():
+        print(f"next position = {name:12}: max |logits - logits(no padding)| = {gap:.4f}")
+
+
 # --8<-- [end:cache_length]
 
 
@@ -251,7 +287,13 @@ def show_packing(lang="en"):
 flat = reset.reshape(-1)
 starts = (flat == flat.min()).nonzero().flatten()
 cu_seqlens = torch.cat((starts, torch.tensor([flat.numel()])))
-print(cu_seqlens.tolist(), "max length", int(cu_seqlens.diff().max()))
+
+
+def show_boundaries(lang="en"):
+    label = {"en": "max length", "zh": "最长"}[lang]
+    print(cu_seqlens.tolist(), label, int(cu_seqlens.diff().max()))
+
+
 # --8<-- [end:boundaries]
 
 
@@ -271,7 +313,13 @@ cached = torch.cat(steps, dim=1)
 real = pad_mask.bool()
 gap = (cached - full)[real].abs().max().item()
 assert gap < 1e-5
-print(f"max |cached - full| = {gap:.4f}")
+
+
+def show_cached(lang="en"):
+    label = {"en": "max |cached - full|", "zh": "max |逐步解码 - 完整计算|"}[lang]
+    print(f"{label} = {gap:.4f}")
+
+
 # --8<-- [end:cache]
 
 
@@ -368,8 +416,18 @@ turn_per_attend = time_ratio(
 rotated = rerotate(cache_k, 1, inv_freq)
 re_rotation = cache_k.numel() + rotated.numel()  # reads K, writes it rotated
 attention_step = cache_k.numel() + cache_v.numel()  # reads K and V (the query is tiny)
-print(f"numbers moved: re-rotation {re_rotation}, attention {attention_step}")
-print("re-rotation takes more than a third of the attention step:", turn_per_attend > 1 / 3)
+
+
+def show_cost(lang="en"):
+    slow = turn_per_attend > 1 / 3
+    if lang == "zh":
+        print(f"搬动的数：重新旋转 {re_rotation}，注意力 {attention_step}")
+        print("重新旋转的耗时超过注意力这一步的三分之一：" + ("是" if slow else "否"))
+        return
+    print(f"numbers moved: re-rotation {re_rotation}, attention {attention_step}")
+    print("re-rotation takes more than a third of the attention step:", slow)
+
+
 # --8<-- [end:cost]
 
 
@@ -388,10 +446,18 @@ for dtype in (torch.float32, torch.bfloat16):
         stepwise = rerotate(stepwise, 1, inv_freq)  # rounded to dtype at every step
     once = rerotate(start.to(dtype), 256, inv_freq)
     drift[dtype] = [(x.float() - target).abs().max().item() for x in (stepwise, once)]
-    print(
-        f"{str(dtype)[6:]:8}: 256 steps of 1: {drift[dtype][0]:.3f}   one step of 256: {drift[dtype][1]:.3f}"
-    )
 assert drift[torch.bfloat16][0] > 10 * drift[torch.bfloat16][1]
+
+
+def show_drift(lang="en"):
+    line = {
+        "en": "{:8}: 256 steps of 1: {:.3f}   one step of 256: {:.3f}",
+        "zh": "{:8}：每次移 1、共 256 次：{:.3f}   一次移 256：{:.3f}",
+    }[lang]
+    for dtype, (stepwise_error, once_error) in drift.items():
+        print(line.format(str(dtype)[6:], stepwise_error, once_error))
+
+
 # --8<-- [end:drift]
 
 
@@ -400,7 +466,13 @@ assert drift[torch.bfloat16][0] > 10 * drift[torch.bfloat16][1]
 blockwise = start.to(torch.bfloat16)
 for _ in range(4):
     blockwise = rerotate(blockwise, 64, inv_freq)
-print(f"bfloat16: 4 steps of 64: {(blockwise.float() - target).abs().max().item():.3f}")
+
+
+def show_blocks(lang="en"):
+    label = {"en": "bfloat16: 4 steps of 64: ", "zh": "bfloat16：每次移 64、共 4 次："}[lang]
+    print(f"{label}{(blockwise.float() - target).abs().max().item():.3f}")
+
+
 # --8<-- [end:exercise_blocks]
 
 
@@ -415,13 +487,33 @@ print(positions_from_mask(kept)[kept].tolist())
 # --8<-- [start:exercise_absolute]
 # the sinusoidal model of the padding section, on the packed row with the per-document mask
 b_only, _ = absolute(doc_b[None], torch.arange(7)[None], padded_allowed(torch.ones(1, 7)))
+absolute_packing = {}
 for name, positions in (("reset", reset), ("running", running)):
     logits, _ = absolute(packed, positions, block)
-    print(f"{name:8}: max |packed - alone| = {(logits[0, 5:] - b_only[0]).abs().max().item():.4f}")
+    absolute_packing[name] = (logits[0, 5:] - b_only[0]).abs().max().item()
+
+
+def show_absolute_packing(lang="en"):
+    names = {"reset": "重置", "running": "连续"}  # the two are equally wide
+    line = {"en": "{}: max |packed - alone| = {:.4f}", "zh": "{}：max |打包 - 单独| = {:.4f}"}[lang]
+    for name, gap in absolute_packing.items():
+        print(line.format(f"{name:8}" if lang == "en" else names[name], gap))
+
+
 # --8<-- [end:exercise_absolute]
 
 
 if __name__ == "__main__":
+    show_size()
+    show_positions()
     show_padding()
+    show_generated()
+    show_next_position()
     show_packing()
+    show_boundaries()
+    show_cached()
     show_evict()
+    show_cost()
+    show_drift()
+    show_blocks()
+    show_absolute_packing()
