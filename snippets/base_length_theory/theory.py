@@ -43,10 +43,22 @@ def extrapolation_bound(new_base: float, d_extra: int, head_dim: int) -> float:
 d_extra = critical_dimension(128, 10000.0, 4096)
 theta = posenc.rope_inv_freq(128, 10000.0)[0]
 full_turns = int((2 * math.pi / theta <= 4096).sum())  # pairs with a period of at most 4096
-print(f"critical dimension: {d_extra} = 2 × {full_turns} pairs that turn in 4096 tokens")
-print(f"β0 for fine-tuning at 4096: {critical_base(4096, 4096):,.0f}, at 16384: "
-      f"{critical_base(4096, 16384):,.0f}")  # fmt: skip
-print(f"bound with base 1e6: {extrapolation_bound(1e6, d_extra, 128):,.0f} tokens")
+
+
+def show_critical(lang: str = "en") -> None:
+    lines = {
+        "en": ("critical dimension: {} = 2 × {} pairs that turn in 4096 tokens",
+               "β0 for fine-tuning at 4096: {:,.0f}, at 16384: {:,.0f}",
+               "bound with base 1e6: {:,.0f} tokens"),
+        "zh": ("临界维度：{} = 2 × {}（4096 个 token 内转满一圈的维度对）",
+               "在 4096 上微调的 β0：{:,.0f}，在 16384 上：{:,.0f}",
+               "底数取 1e6 时的上界：{:,.0f} 个 token"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(d_extra, full_turns))
+    print(lines[1].format(critical_base(4096, 4096), critical_base(4096, 16384)))
+    print(lines[2].format(extrapolation_bound(1e6, d_extra, 128)))
+
+
 # --8<-- [end:critical]
 
 # --8<-- [start:theorem]
@@ -109,8 +121,14 @@ def reach(theta: torch.Tensor, cap: int = 10**7, chunk: int = 1 << 15) -> int:
     return cap
 
 
-for base in (1e4, 5e5, 1e6):
-    print(f"base {base:>9,.0f}: B_m ≥ 0 up to m = {reach(posenc.rope_inv_freq(128, base)[0]):,}")
+def show_reach(bases=(1e4, 5e5, 1e6), lang: str = "en", width: int = 9, commas: bool = True):
+    """For each base of a head of 128: the last m up to which B_m stays non-negative."""
+    line = {"en": "base {}: B_m ≥ 0 up to m = {}", "zh": "底数 {}：m ≤ {} 时 B_m 都 ≥ 0"}[lang]
+    for base in bases:
+        last = reach(posenc.rope_inv_freq(128, base)[0])
+        print(line.format(f"{base:>{width},.0f}", f"{last:,}" if commas else last))
+
+
 # --8<-- [end:reach]
 
 # --8<-- [start:table]
@@ -177,11 +195,12 @@ def longest_span(row: dict) -> int:
 def show_models(lang: str = "en") -> None:
     head = {
         "en": ("model", "d", "base", "RoPE span", "B ≥ 0 up to", "scaled", "L0", "d_extra"),
-        "zh": ("模型", "d", "底数", "RoPE 跨度", "B ≥ 0 直到", "缩放后", "L0", "d_extra"),
+        "zh": ("模型", "d", "底数", "RoPE 跨度", "B ≥ 0 的最远距离", "缩放后", "L0", "d_extra"),
     }
     h = head[lang]
+    reach_width = {"en": 13, "zh": 18}[lang]  # the column of B ≥ 0, as wide as its title
     print(h[0] + " " * (15 - 2 * len(h[0]) if lang == "zh" else 15 - len(h[0]))
-          + "".join(pad(t, w) for t, w in zip(h[1:], (4, 11, 12, 13, 10, 7, 8), strict=True)))  # fmt: skip
+          + "".join(pad(t, w) for t, w in zip(h[1:], (4, 11, 12, reach_width, 10, 7, 8), strict=True)))  # fmt: skip
     for name in NAMES:
         row = rows[name]
         d, base = row["rotary_dim"], float(row["theta"])
@@ -194,16 +213,19 @@ def show_models(lang: str = "en") -> None:
             (row.get("trained") or {}).get("length") or TRAINED[name]
         )
         extra = critical_dimension(d, base, trained)
-        print(f"{name:<15}{d:>4}{base:>11,.0f}{longest_span(row):>12,}{plain:>13,}{scaled:>10}"
+        print(f"{name:<15}{d:>4}{base:>11,.0f}{longest_span(row):>12,}{plain:>{reach_width},}{scaled:>10}"
               f"{trained:>7}{extra:>8}")  # fmt: skip
 
 
 # --8<-- [end:models]
 
+
 # --8<-- [start:mistake]
 # Is every base above a working one also a working one? Not for L = 1000, d = 128:
-for base in (4300.0, 4400.0, 4500.0, 5000.0):
-    print(f"base {base:,.0f}: B_m ≥ 0 up to m = {reach(posenc.rope_inv_freq(128, base)[0])}")
+def show_close_bases(lang: str = "en") -> None:
+    show_reach((4300.0, 4400.0, 4500.0, 5000.0), lang, width=0, commas=False)
+
+
 # --8<-- [end:mistake]
 
 # --8<-- [start:exercise_deepseek]
@@ -213,13 +235,26 @@ row = rows["DeepSeek-V3"]
 rotated = as_run(row).double()
 whole = torch.cat([torch.zeros(64, dtype=torch.float64), rotated])  # θ = 0: never turns
 m = torch.arange(row["context"])
-print(f"rotated part alone: B_m ≥ 0 up to m = {reach(rotated):,}")
-print(
-    f"whole head: smallest B_m over m < {row['context']:,} = {discrimination(m, whole).min():.2f}"
-)
+
+
+def show_deepseek(lang: str = "en") -> None:
+    lines = {
+        "en": ("rotated part alone: B_m ≥ 0 up to m = {:,}",
+               "whole head: smallest B_m over m < {:,} = {:.2f}"),
+        "zh": ("只看旋转部分：m ≤ {:,} 时 B_m 都 ≥ 0",
+               "整个头：m < {:,} 时 B_m 的最小值 = {:.2f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(reach(rotated)))
+    print(lines[1].format(row["context"], discrimination(m, whole).min()))
+
+
 # --8<-- [end:exercise_deepseek]
 
 if __name__ == "__main__":
+    show_critical()
+    show_reach()
+    show_close_bases()
+    show_deepseek()
     show_theorem()
     show_bounds()
     show_models()
