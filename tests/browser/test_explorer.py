@@ -65,7 +65,7 @@ def explorer(context):
         page.close()
 
 
-PANELS = ("frequencies", "scaling", "distance", "alibi")
+PANELS = ("frequencies", "scaling", "distance", "alibi", "model")
 # every visible chart drawn at its box's present width (a chart is drawn again when its width
 # changes, e.g. when a scroll bar appears: an element found before that is gone after it), and
 # no panel with a redraw still to come
@@ -569,7 +569,8 @@ def test_page_works_after_instant_navigation(page, site_url, lang) -> None:
     wait_ready(page)
     assert page.evaluate("window.__sameDocument === true"), "the page was loaded, not swapped in"
     drawn = _drawn(page)
-    assert set(drawn) == {"periods", "ratio", "ramp", "score", "slopes", "bias"}
+    charts = {"periods", "ratio", "ramp", "score", "slopes", "bias"}
+    assert set(drawn) == charts | {"model-wavelength", "model-ratio"}
     assert all(drawn.values()), drawn
     set_controls(page, "alibi", heads=6)
     assert len(table(page, "alibi", "slopes")) == 6
