@@ -57,7 +57,13 @@ def encode_with_position(words: list[str]) -> torch.Tensor:
 a = encode_with_position(["猫", "抓", "老鼠"])
 b = encode_with_position(["老鼠", "抓", "猫"])
 print(torch.allclose(a, b, atol=1e-6))
-print(f"distance between the two sentence vectors: {torch.dist(a, b):.3f}")
+
+
+def show_distance(lang="en"):
+    label = {"en": "distance between the two sentence vectors: ", "zh": "两个句向量的距离："}[lang]
+    print(f"{label}{torch.dist(a, b):.3f}")
+
+
 # --8<-- [end:with_position]
 
 # --8<-- [start:any_encoding]
@@ -89,16 +95,29 @@ def counting_head(h: torch.Tensor, causal: bool) -> torch.Tensor:
 
 bos = torch.zeros(1, dim)
 bos[0, 0] = 1.0
+counted = {}  # sentence -> the positions read back with the causal mask
 for seed in (1, 2):  # two different sentences of 7 random tokens, no position information
     words = torch.randn(7, dim, generator=torch.Generator().manual_seed(seed))
     words[:, 0] = 0.0
     out = counting_head(torch.cat((bos, words)), causal=True)  # out[t] = 1 / (t + 1)
     positions = (1 / out - 1).round().int()
-    print(f"sentence {seed}, causal mask: {positions.tolist()}")
     assert torch.equal(positions, torch.arange(8, dtype=torch.int32))
+    counted[seed] = positions.tolist()
 out = counting_head(torch.cat((bos, words)), causal=False)  # every token sees all 8
-print(f"sentence {seed}, no mask:     {(1 / out - 1).round().int().tolist()}")
+unmasked = (1 / out - 1).round().int().tolist()
 assert torch.all(out == out[0])  # the same number everywhere: no order left
+
+
+def show_counts(lang="en"):
+    masked, bare = {
+        "en": ("sentence {}, causal mask: ", "sentence {}, no mask:     "),
+        "zh": ("第 {} 句，因果掩码：", "第 {} 句，不加掩码："),
+    }[lang]
+    for seed, positions in counted.items():
+        print(f"{masked.format(seed)}{positions}")
+    print(f"{bare.format(seed)}{unmasked}")  # the last sentence, without the mask
+
+
 # --8<-- [end:counting]
 
 # --8<-- [start:causal_mask]
@@ -111,3 +130,8 @@ print(torch.allclose(causal_out_of_permuted, causal_out[perm], atol=1e-6))
 # the model can tell "I am first" even without any position encoding.
 print(torch.allclose(causal_out[0], x[0] @ w_v, atol=1e-6))
 # --8<-- [end:causal_mask]
+
+
+if __name__ == "__main__":
+    show_distance()
+    show_counts()
