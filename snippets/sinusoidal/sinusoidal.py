@@ -50,31 +50,44 @@ torch.manual_seed(0)
 # 1000 token embeddings initialised as tensor2tensor and fairseq do: each entry N(0, 1/d_model)
 tokens = torch.randn(1000, d_model, dtype=torch.float64) / math.sqrt(d_model)
 pe_512 = posenc.sinusoidal(256, d_model, dtype=torch.float64)
-print(f"length of a token embedding: {tokens.norm(dim=-1).mean():.2f}")
-print(f"length of PE(p): {pe_512.norm(dim=-1).mean():.2f}")
 
 
 def mean_cosine(a: torch.Tensor, b: torch.Tensor) -> float:
     return torch.nn.functional.cosine_similarity(a, b, dim=-1).mean().item()
 
 
+cosines = {}  # scale -> (two tokens at one position, one token at two positions)
 for scale in (1.0, math.sqrt(d_model)):
     x = scale * tokens
     # two different tokens at the same position 100
     same_position = mean_cosine(x[:500] + pe_512[100], x[500:] + pe_512[100])
     # the same token at positions 100 and 200
     same_token = mean_cosine(x + pe_512[100], x + pe_512[200])
-    print(
-        f"x {scale:5.2f}: two tokens at one position {same_position:.3f}, "
-        f"one token at two positions {same_token:.3f}"
-    )
+    cosines[scale] = same_position, same_token
     if scale == 1.0:
         assert same_position > 0.99  # unscaled: the input says where, hardly what
     else:
         assert same_position < 0.5 < same_token  # scaled: the token dominates
 # PyTorch's nn.Embedding starts from N(0, 1): its rows are already about sqrt(d_model) long
 default_rows = torch.nn.Embedding(1000, d_model).weight.detach()
-print(f"nn.Embedding default row: {default_rows.norm(dim=-1).mean():.1f}")
+
+
+def show_embedding_scale(lang="en"):
+    lines = {
+        "en": ("length of a token embedding: {:.2f}", "length of PE(p): {:.2f}",
+               "x {:5.2f}: two tokens at one position {:.3f}, one token at two positions {:.3f}",
+               "nn.Embedding default row: {:.1f}"),
+        "zh": ("词嵌入的模长：{:.2f}", "PE(p) 的模长：{:.2f}",
+               "乘以 {:5.2f}：同一位置、不同 token {:.3f}，同一 token、不同位置 {:.3f}",
+               "nn.Embedding 默认初始化，每行的模长：{:.1f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(tokens.norm(dim=-1).mean()))
+    print(lines[1].format(pe_512.norm(dim=-1).mean()))
+    for scale, (same_position, same_token) in cosines.items():
+        print(lines[2].format(scale, same_position, same_token))
+    print(lines[3].format(default_rows.norm(dim=-1).mean()))
+
+
 # --8<-- [end:embedding_scale]
 
 
@@ -99,27 +112,54 @@ print(torch.allclose(interleaved, same_frequencies, atol=1e-3))  # without the r
 
 i = torch.arange(256, dtype=torch.float64)
 omega_paper, omega_t2t = 10000.0 ** (-2 * i / 512), 10000.0 ** (-i / 255)
-print(f"slowest pair: paper {omega_paper[-1]:.4e}, tensor2tensor/fairseq {omega_t2t[-1]:.4e}")
 lower = 1 - omega_t2t[-1] / omega_paper[-1]
-print(f"tensor2tensor/fairseq frequencies are lower by up to {lower:.1%}")
 t2t = sin_cos_concatenated(2048, 512, spacing="tensor2tensor")
-for p in (10, 100, 512, 2047):
-    gap = torch.dist(t2t[p], same_frequencies[p])
-    print(f"p = {p:4d}: the two [sin | cos] tables are {gap:5.2f} apart")
+gaps = {p: torch.dist(t2t[p], same_frequencies[p]) for p in (10, 100, 512, 2047)}
 assert torch.all(omega_t2t <= omega_paper) and omega_t2t[0] == omega_paper[0] == 1
+
+
+def show_spacings(lang="en"):
+    lines = {
+        "en": ("slowest pair: paper {:.4e}, tensor2tensor/fairseq {:.4e}",
+               "tensor2tensor/fairseq frequencies are lower by up to {:.1%}",
+               "p = {:4d}: the two [sin | cos] tables are {:5.2f} apart"),
+        "zh": ("最慢一对的频率：论文 {:.4e}，tensor2tensor/fairseq {:.4e}",
+               "tensor2tensor/fairseq 的频率最多低 {:.1%}",
+               "p = {:4d}：两张 [sin | cos] 表相距 {:5.2f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(omega_paper[-1], omega_t2t[-1]))
+    print(lines[1].format(lower))
+    for p, gap in gaps.items():
+        print(lines[2].format(p, gap))
+
+
 # --8<-- [end:layouts]
 
 # --8<-- [start:distinct]
 big = posenc.sinusoidal(2048, 512).double()  # a realistic size: 2048 positions, d_model = 512
 distances = torch.cdist(big, big)  # distances[p, q] = ||PE(p) - PE(q)||
 distances.fill_diagonal_(float("inf"))
-print(f"closest pair of different positions: {distances.min():.4f} apart")
+
+
+def show_closest(lang="en"):
+    line = {"en": "closest pair of different positions: {:.4f} apart",
+            "zh": "两个不同位置之间的最小距离：{:.4f}"}[lang]  # fmt: skip
+    print(line.format(distances.min()))
+
+
 # --8<-- [end:distinct]
 
 # --8<-- [start:bounded]
-print(f"values in [{big.min():.4f}, {big.max():.4f}]")
 norms = big.norm(dim=-1)  # each (sin, cos) pair has length 1, so ||PE(p)||^2 = d/2
-print(torch.allclose(norms, torch.full_like(norms, math.sqrt(512 / 2))))
+same_norm = torch.allclose(norms, torch.full_like(norms, math.sqrt(512 / 2)))
+
+
+def show_bounded(lang="en"):
+    line = {"en": "values in [{:.4f}, {:.4f}]", "zh": "取值范围：[{:.4f}, {:.4f}]"}[lang]
+    print(line.format(big.min(), big.max()))
+    print(same_norm)
+
+
 # --8<-- [end:bounded]
 
 
@@ -155,16 +195,36 @@ for k in (0, 1, 10, 100, 1000):
 # --8<-- [start:not_inverse_distance]
 curve = gram[0]  # f(k) = PE(0) . PE(k), k = 0..2047
 ups = torch.nonzero(curve[1:] > curve[:-1]).flatten() + 1
-print(f"first offset where f goes up again: k = {ups[0].item()}")
-print(f"f(10) / f(1) = {curve[10] / curve[1]:.3f}  (1/|k| would give 0.100)")
-print(f"f(1000) / f(1) = {curve[1000] / curve[1]:.3f}  (1/|k| would give 0.001)")
-print(f"smallest f(k) for k < 2048: {curve.min():.2f}")
 assert torch.all(curve[1:44] < curve[:43])  # strictly falling up to k = 43
+
+
+def show_not_inverse(lang="en"):
+    lines = {
+        "en": ("first offset where f goes up again: k = {}",
+               "f({}) / f(1) = {:.3f}  (1/|k| would give {})",
+               "smallest f(k) for k < 2048: {:.2f}"),
+        "zh": ("f 第一次回升处：k = {}",
+               "f({}) / f(1) = {:.3f}（按 1/|k| 应为 {}）",
+               "k < 2048 时 f(k) 的最小值：{:.2f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(ups[0].item()))
+    for k, inverse in ((10, "0.100"), (1000, "0.001")):
+        print(lines[1].format(k, curve[k] / curve[1], inverse))
+    print(lines[2].format(curve.min()))
+
+
 # --8<-- [end:not_inverse_distance]
 
 # --8<-- [start:neighbours]
 steps = (big[1:] - big[:-1]).norm(dim=-1)  # ||PE(p + 1) - PE(p)|| for p = 0..2046
-print(f"step from p to p+1: min {steps.min():.4f}, max {steps.max():.4f}")
+
+
+def show_steps(lang="en"):
+    line = {"en": "step from p to p+1: min {:.4f}, max {:.4f}",
+            "zh": "从 p 到 p+1 的步长：最小 {:.4f}，最大 {:.4f}"}[lang]  # fmt: skip
+    print(line.format(steps.min(), steps.max()))
+
+
 # --8<-- [end:neighbours]
 
 # --8<-- [start:measured]
@@ -173,35 +233,56 @@ from experiments.extrapolation.results import load
 report = load("full")  # chapter 8's experiment, read from its committed results
 train_len = report["config"]["train_len"]
 sinusoidal_run = report["results"]["sinusoidal"]
-print(f"sinusoidal model trained at length {train_len}, perplexity per character:")
-for length, everywhere in sinusoidal_run["perplexity"].items():
-    past = sinusoidal_run["perplexity_beyond_128"][length]
-    tail = "" if past is None else f", {past:5.2f} at positions >= {train_len}"
-    print(f"  length {int(length):4d}: {everywhere:5.2f} over all positions{tail}")
 nope_past = report["results"]["nope"]["perplexity_beyond_128"]
-print(
-    f"no position encoding (NoPE), positions >= {train_len} at length 256: {nope_past['256']:.2f}"
-)
 # past the trained length the model is worse than with no positions at all
 assert sinusoidal_run["perplexity_beyond_128"]["256"] > 3 * sinusoidal_run["perplexity"]["128"]
 for length, past in sinusoidal_run["perplexity_beyond_128"].items():
     assert past is None or past > nope_past[length]
+
+
+def show_measured(lang="en"):
+    lines = {
+        "en": ("sinusoidal model trained at length {}, perplexity per character:",
+               "  length {:4d}: {:5.2f} over all positions", ", {:5.2f} at positions >= {}",
+               "no position encoding (NoPE), positions >= {} at length 256: {:.2f}"),
+        "zh": ("正弦位置编码的模型，训练长度 {}，每个字符的困惑度：",
+               "  长度 {:4d}：全部位置 {:5.2f}", "，位置 >= {1} 的部分 {0:5.2f}",
+               "不用位置编码（NoPE），长度 256 时位置 >= {} 的部分：{:.2f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(train_len))
+    for length, everywhere in sinusoidal_run["perplexity"].items():
+        past = sinusoidal_run["perplexity_beyond_128"][length]
+        tail = "" if past is None else lines[2].format(past, train_len)
+        print(lines[1].format(int(length), everywhere) + tail)
+    print(lines[3].format(train_len, nope_past["256"]))
+
+
 # --8<-- [end:measured]
 
 # --8<-- [start:extrapolation]
 train_len = 512
 seen = big[:train_len]  # the positions a model trained on length 512 has met
 wavelengths = 2 * math.pi / omega
-print(
-    f"pairs slower than one cycle in {train_len} positions: "
-    f"{int((wavelengths > train_len).sum())} of {d // 2}"
-)
-print(f"distance from PE(p) to PE(p+1): {steps[0]:.2f}")
-for p in (512, 600, 1024, 2047):
-    nearest = torch.cdist(big[p : p + 1], seen).min()
-    print(f"p = {p:4d}: nearest trained position is {nearest:.2f} away")
+nearest = {p: torch.cdist(big[p : p + 1], seen).min() for p in (512, 600, 1024, 2047)}
 # 88 positions past the end, PE is already more than four neighbour-steps from every trained PE
 assert torch.cdist(big[600:601], seen).min() > 4 * steps[0]
+
+
+def show_extrapolation(lang="en"):
+    lines = {
+        "en": ("pairs slower than one cycle in {} positions: {} of {}",
+               "distance from PE(p) to PE(p+1): {:.2f}",
+               "p = {:4d}: nearest trained position is {:.2f} away"),
+        "zh": ("{} 个位置内转不满一圈的维度对：{} 对，共 {} 对",
+               "PE(p) 到 PE(p+1) 的距离：{:.2f}",
+               "p = {:4d}：离最近的训练位置 {:.2f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(train_len, int((wavelengths > train_len).sum()), d // 2))
+    print(lines[1].format(steps[0]))
+    for p, distance in nearest.items():
+        print(lines[2].format(p, distance))
+
+
 # --8<-- [end:extrapolation]
 
 # --8<-- [start:exercise_compose]
@@ -210,11 +291,26 @@ print(torch.allclose(m_3 @ m_4, m_7))  # shifting by 3 then 4 is shifting by 7
 print(torch.allclose(m_3.T @ m_3, torch.eye(8, dtype=torch.float64)))  # a rotation: M^T M = I
 # --8<-- [end:exercise_compose]
 
+
 # --8<-- [start:exercise_wavelength]
-for d_model in (8, 512):
-    omega_last = 10000.0 ** (-(d_model - 2) / d_model)  # slowest pair, i = d/2 - 1
-    print(
-        f"d_model = {d_model}: fastest wavelength {2 * math.pi:.2f}, "
-        f"slowest {2 * math.pi / omega_last:.0f} positions"
-    )
+def show_wavelengths(lang="en"):
+    line = {"en": "d_model = {}: fastest wavelength {:.2f}, slowest {:.0f} positions",
+            "zh": "d_model = {}：最快一对的波长 {:.2f}，最慢一对的波长 {:.0f} 个位置"}[lang]  # fmt: skip
+    for d_model in (8, 512):
+        omega_last = 10000.0 ** (-(d_model - 2) / d_model)  # slowest pair, i = d/2 - 1
+        print(line.format(d_model, 2 * math.pi, 2 * math.pi / omega_last))
+
+
 # --8<-- [end:exercise_wavelength]
+
+
+if __name__ == "__main__":
+    show_embedding_scale()
+    show_spacings()
+    show_closest()
+    show_bounded()
+    show_not_inverse()
+    show_steps()
+    show_measured()
+    show_extrapolation()
+    show_wavelengths()
