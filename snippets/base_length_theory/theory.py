@@ -39,6 +39,12 @@ def extrapolation_bound(new_base: float, d_extra: int, head_dim: int) -> float:
     return 2 * math.pi * new_base ** (d_extra / head_dim)
 
 
+def small_bases(tuned: int) -> tuple[float, float, float]:
+    """Eq. 16d: β1 = 2·T_tune/π, β2 = T_tune/π, β3 = T_tune/2π; below β0 the bound is T_tune
+    (Eq. 16c), and a base below these extrapolates markedly further."""
+    return 2 * tuned / math.pi, tuned / math.pi, tuned / (2 * math.pi)
+
+
 # LLaMA 2: heads of 128 dimensions, base 10000, pre-trained on 4096 tokens
 d_extra = critical_dimension(128, 10000.0, 4096)
 theta = posenc.rope_inv_freq(128, 10000.0)[0]
@@ -49,14 +55,18 @@ def show_critical(lang: str = "en") -> None:
     lines = {
         "en": ("critical dimension: {} = 2 × {} pairs that turn in 4096 tokens",
                "β0 for fine-tuning at 4096: {:,.0f}, at 16384: {:,.0f}",
-               "bound with base 1e6: {:,.0f} tokens"),
+               "bound with base 1e6: {:,.0f} tokens, {:,.0f} short of 128 × 1024 = 131,072",
+               "at 16384, β1 = {:,.0f}, β2 = {:,.0f}, β3 = {:,.0f}"),
         "zh": ("临界维度：{} = 2 × {}（4096 个 token 内转满一圈的维度对）",
                "在 4096 上微调的 β0：{:,.0f}，在 16384 上：{:,.0f}",
-               "底数取 1e6 时的上界：{:,.0f} 个 token"),
+               "底数取 1e6 时的上界：{:,.0f} 个 token，比 128 × 1024 = 131,072 少 {:,.0f}",
+               "在 16384 上：β1 = {:,.0f}，β2 = {:,.0f}，β3 = {:,.0f}"),
     }[lang]  # fmt: skip
+    bound = extrapolation_bound(1e6, d_extra, 128)
     print(lines[0].format(d_extra, full_turns))
     print(lines[1].format(critical_base(4096, 4096), critical_base(4096, 16384)))
-    print(lines[2].format(extrapolation_bound(1e6, d_extra, 128)))
+    print(lines[2].format(bound, 128 * 1024 - bound))
+    print(lines[3].format(*small_bases(16384)))
 
 
 # --8<-- [end:critical]
@@ -144,30 +154,64 @@ PAPER = {1_000: 4.3e3, 2_000: 1.6e4, 4_000: 2.7e4, 8_000: 8.4e4, 16_000: 3.1e5, 
          64_000: 2.1e6, 128_000: 7.8e6, 256_000: 3.6e7, 512_000: 6.4e7, 1_000_000: 5.1e8}  # fmt: skip
 
 
+def l_theta(base: float) -> int:
+    """L_θ of a base of the grid (two significant digits), read from bounds.json."""
+    return bounds["reach"][str(round(base))]
+
+
+def label(length: int, k: int = 1000) -> str:
+    return "1M" if length == k * k else f"{length // k}k"
+
+
 def show_bounds(lang: str = "en") -> None:
-    head = {"en": ("length L", "Table 2", "smallest", "every base from"),
-            "zh": ("长度 L", "论文表 2", "最小底数", "此后都满足")}[lang]  # fmt: skip
-    print(pad(head[0], 10) + pad(head[1], 10) + pad(head[2], 10) + pad(head[3], 17))
+    head = {"en": ("length L", "Table 2", "its L_θ", "smallest", "every base from"),
+            "zh": ("长度 L", "论文表 2", "其 L_θ", "最小底数", "此后都满足")}[lang]  # fmt: skip
+    widths = (10, 10, 10, 10, 17)
+    print("".join(pad(title, width) for title, width in zip(head, widths, strict=True)))
     for length, paper in PAPER.items():
         row = bounds["table"][str(length)]
-        print(f"{length:>10,}{paper:>10.1e}{row['smallest']:>10.1e}{row['every_base_from']:>17.1e}")
+        print(f"{length:>10,}{paper:>10.1e}{l_theta(paper):>10,}{row['smallest']:>10.1e}"
+              f"{row['every_base_from']:>17.1e}")  # fmt: skip
 
     found = {n: float(f"{bounds['table'][str(n)]['smallest']:.1e}") for n in PAPER}
-    words = {"en": ("as Table 2", "grid smaller", "grid larger"),
-             "zh": ("与表 2 相同", "网格更小", "网格更大")}[lang]  # fmt: skip
-    for word, keep in zip(words, (operator.eq, operator.lt, operator.gt), strict=True):
-        lengths = [f"{n // 1000}k" for n in PAPER if keep(found[n], PAPER[n])]
-        print(f"{word}{'：' if lang == 'zh' else ': '}{' '.join(lengths)}")
+    words = {"en": ("as Table 2", "grid smaller", "grid larger", "Table 2's base short of L"),
+             "zh": ("与表 2 相同", "网格更小", "网格更大", "表 2 的底数够不到 L")}[lang]  # fmt: skip
+    colon = "：" if lang == "zh" else ": "
+    for word, keep in zip(words, (operator.eq, operator.lt, operator.gt), strict=False):
+        lengths = [label(n) for n in PAPER if keep(found[n], PAPER[n])]
+        print(f"{word}{colon}{' '.join(lengths)}")
+    print(f"{words[3]}{colon}{' '.join(label(n) for n in PAPER if l_theta(PAPER[n]) < n)}")
 
 
 # --8<-- [end:table]
+
+# --8<-- [start:su]
+# Su (kexue.fm/archives/10122), his b* per length. His code searches m = 0 .. L - 1 with
+# L = 1024·k (bmin(1024 * 128)), so a base serves L when L_θ ≥ L - 1.
+SU = {1: 4.3e3, 2: 1.2e4, 4: 2.7e4, 8: 8.4e4, 16: 2.3e5, 32: 6.3e5, 64: 2.1e6, 128: 4.9e6,
+      256: 2.4e7, 512: 5.8e7, 1024: 6.5e7}  # fmt: skip
+
+
+def show_su(lang: str = "en") -> None:
+    head = {"en": ("L", "L - 1", "Su's b*", "its L_θ", "enough"),
+            "zh": ("L", "L - 1", "苏的 b*", "其 L_θ", "够不够")}[lang]  # fmt: skip
+    answer = {"en": ("yes", "no"), "zh": ("够", "不够")}[lang]
+    widths = (5, 11, 10, 10, 8)
+    print("".join(pad(title, width) for title, width in zip(head, widths, strict=True)))
+    for k, base in SU.items():
+        last, reached = 1024 * k - 1, l_theta(base)
+        enough = answer[0] if reached >= last else answer[1]
+        print(f"{label(1024 * k, 1024):>5}{last:>11,}{base:>10.1e}{reached:>10,}{pad(enough, 8)}")
+
+
+# --8<-- [end:su]
 
 # --8<-- [start:models]
 # snippets/choosing/models.json: chapter 9's released configs, each row with its source
 MODELS = Path(posenc.__file__).resolve().parents[2] / "snippets/choosing/models.json"
 rows = {row["model"]: row for row in json.loads(MODELS.read_text(encoding="utf-8"))["models"]}
-# pre-training lengths the configs do not hold: Llama 2 (Liu et al. use 4096 for it) and
-# Gemma 3 (pre-trained at 32K, then scaled to 128K: Gemma 3 report §5.3, see chapter 11)
+# lengths the configs do not hold: Llama 2's pre-training length (Liu et al. use 4096 for it)
+# and Gemma 3's before its scaling to 128K (32K: Gemma 3 report §5.3, see chapter 11)
 TRAINED = {"Llama 2 7B": 4096, "Gemma 3 27B": 32768}
 NAMES = ("Llama 2 7B", "Llama 3.1 8B", "Qwen3-8B", "Gemma 3 27B", "gpt-oss-120b",
          "Llama 4 Scout", "DeepSeek-V3")  # fmt: skip
@@ -194,27 +238,26 @@ def longest_span(row: dict) -> int:
 
 def show_models(lang: str = "en") -> None:
     head = {
-        "en": ("model", "d", "base", "RoPE span", "B ≥ 0 up to", "scaled", "L0", "d_extra"),
-        "zh": ("模型", "d", "底数", "RoPE 跨度", "B ≥ 0 的最远距离", "缩放后", "L0", "d_extra"),
+        "en": ("model", "d", "base", "RoPE span", "B ≥ 0 up to", "scaled", "L0"),
+        "zh": ("模型", "d", "底数", "RoPE 跨度", "B ≥ 0 的最远距离", "缩放后", "L0"),
     }
     h = head[lang]
     reach_width = {"en": 13, "zh": 18}[lang]  # the column of B ≥ 0, as wide as its title
     print(h[0] + " " * (15 - 2 * len(h[0]) if lang == "zh" else 15 - len(h[0]))
-          + "".join(pad(t, w) for t, w in zip(h[1:], (4, 11, 12, reach_width, 10, 7, 8), strict=True)))  # fmt: skip
+          + "".join(pad(t, w) for t, w in zip(h[1:], (4, 11, 12, reach_width, 10, 7), strict=True)))  # fmt: skip
     for name in NAMES:
         row = rows[name]
         d, base = row["rotary_dim"], float(row["theta"])
         plain = reach(posenc.rope_inv_freq(d, base)[0])
         scaled = as_run(row)
         scaled = "-" if scaled is None else f"{reach(scaled):,}"
-        # L0: the length the config's scaling dict starts from, else a trained length read
-        # from a report or model card
+        # L0: the length the config's scaling dict starts from (original_max_position_embeddings,
+        # the length before the long-context stage), else a trained length from a report or card
         trained = (row["scaling"] or {}).get("original_max_position_embeddings") or (
             (row.get("trained") or {}).get("length") or TRAINED[name]
         )
-        extra = critical_dimension(d, base, trained)
         print(f"{name:<15}{d:>4}{base:>11,.0f}{longest_span(row):>12,}{plain:>{reach_width},}{scaled:>10}"
-              f"{trained:>7}{extra:>8}")  # fmt: skip
+              f"{trained:>7}")  # fmt: skip
 
 
 # --8<-- [end:models]
@@ -257,4 +300,5 @@ if __name__ == "__main__":
     show_deepseek()
     show_theorem()
     show_bounds()
+    show_su()
     show_models()

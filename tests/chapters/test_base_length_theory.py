@@ -31,15 +31,18 @@ def search() -> dict:
     return runpy.run_path(str(CHAPTER.snippet_folder / "search.py"), run_name="snippet")
 
 
-def numpy_reach(head_dim: int, base: float, cap: int) -> int:
+def numpy_reach(head_dim: int, base: float, cap: int, chunk: int = 1 << 15) -> int:
     """Men et al. Eq. 10 with NumPy: last L <= cap with Σ cos(m·θ_i) >= 0 for all m <= L,
     θ_i = base^(-2i/d) computed in float32 as the models do."""
     theta = (1.0 / base ** (np.arange(0, head_dim, 2, dtype=np.float32) / head_dim)).astype(
         np.float64
     )
-    m = np.arange(cap + 1, dtype=np.float64)
-    negative = np.nonzero(np.cos(np.outer(m, theta)).sum(1) < 0)[0]
-    return cap if len(negative) == 0 else int(negative[0]) - 1
+    for start in range(0, cap + 1, chunk):
+        m = np.arange(start, min(start + chunk, cap + 1), dtype=np.float64)
+        negative = np.nonzero(np.cos(np.outer(m, theta)).sum(1) < 0)[0]
+        if len(negative):
+            return start + int(negative[0]) - 1
+    return cap
 
 
 def test_critical_dimension_is_twice_the_pairs_that_turn(theory) -> None:
@@ -67,10 +70,27 @@ def test_extrapolation_bound_is_the_period_of_the_first_pair_that_never_turned(t
     assert 2 * math.pi * beta0 ** (2 * exact_pair / 128) == pytest.approx(16384)
 
 
-def test_the_readme_perplexities_bracket_the_bound(theory) -> None:
+def test_the_readme_perplexities_bracket_the_bound_only_if_128k_is_128000(theory) -> None:
     # OpenLMLab/scaling-rope README: base 1e6, tuned at 16K: 7.07 at 128K, 76.82 at 256K
     bound = theory["extrapolation_bound"](1e6, 92, 128)
-    assert 128 * 1024 > bound - 2000 and 128_000 < bound < 256 * 1024
+    assert 128_000 < bound < 128 * 1024 < 256_000
+    assert round(128 * 1024 - bound) == 2045
+    # Eq. 16b applies: base 1e6 is above β0 for 16K
+    assert theory["critical_base"](4096, 16384) < 1e6
+
+
+def test_base_500_is_below_the_small_bases_of_eq_16d(theory) -> None:
+    beta1, beta2, beta3 = theory["small_bases"](16384)
+    assert 500 < beta3 < beta2 < beta1 < theory["critical_base"](4096, 16384)
+    assert beta1 == pytest.approx(2 * beta2) == pytest.approx(4 * beta3)
+    # the README's 4K run names 2608 and 652: β1 and β3 for T_tune = 4096
+    assert round(theory["small_bases"](4096)[0]) == 2608
+    assert round(theory["small_bases"](4096)[2]) == 652
+
+
+def test_exercise_2_is_above_beta0(theory) -> None:
+    assert theory["critical_base"](4096, 16384) < 5e5
+    assert theory["extrapolation_bound"](5e5, 92, 128) > 16384
 
 
 def test_reach_agrees_with_numpy(theory) -> None:
@@ -196,3 +216,69 @@ def test_figure_marks_where_b_first_turns_negative(theory) -> None:
 def test_bounds_json_is_documented() -> None:
     data = json.loads((CHAPTER.snippet_folder / "bounds.json").read_text(encoding="utf-8"))
     assert data["head_dim"] == 128 and len(data["reach"]) == 540 and len(data["table"]) == 11
+
+
+def test_table_2_bases_fail_at_five_lengths(theory) -> None:
+    """Recomputed with NumPy, not read from bounds.json: L_θ of each base of Table 2."""
+    reach = {n: numpy_reach(128, base, n) for n, base in theory["PAPER"].items()}
+    assert [n for n in reach if reach[n] < n] == [16_000, 32_000, 256_000, 512_000, 1_000_000]
+    # the page's column (bounds.json) agrees wherever the base falls short
+    for n, base in theory["PAPER"].items():
+        assert (
+            theory["l_theta"](base) >= n if reach[n] == n else theory["l_theta"](base) == reach[n]
+        )
+
+
+def test_su_bases_as_printed_fail_at_seven_lengths(theory) -> None:
+    # Su's code: m = 0 .. L - 1 with L = 1024·k; recomputed with NumPy
+    failing = [
+        k for k, base in theory["SU"].items() if numpy_reach(128, base, 1024 * k) < 1024 * k - 1
+    ]
+    assert failing == [2, 4, 16, 128, 256, 512, 1024]
+    # the island at 2k: 11,600 serves 2048 positions, its neighbours 11,500 and 12,000 do not
+    assert [numpy_reach(128, b, 2100) >= 2047 for b in (11500.0, 11600.0, 12000.0)] == [
+        False,
+        True,
+        False,
+    ]
+
+
+def test_qwen3_smaller_base_covers_32768(theory) -> None:
+    assert numpy_reach(128, 6.3e5, 40000) >= 32768 > numpy_reach(128, 1e6, 40000)
+    assert theory["bounds"]["table"]["32000"]["smallest"] == 630000
+
+
+def test_llama2_works_at_more_than_twice_its_reach(theory) -> None:
+    # RULER's threshold is Llama-2-7B at 4K; L_θ of base 10000 is 1,706
+    assert 2 * numpy_reach(128, 1e4, 5000) < 4096
+
+
+def test_men_et_al_table_4_counts(theory) -> None:
+    """§5.5 Table 4: m with B_m < 0 for Method 1 (base 5e6) and Method 2 (two bases, split at
+    pair 44), over m = 0 .. 15k and 0 .. 30k with k = 1,024: 0, 0 and 97, 2554."""
+    i = torch.arange(64, dtype=torch.float64)
+    method1 = 5e6 ** (-2 * i / 128)
+    method2 = torch.where(
+        i >= 44, 1e4 ** (-2 * i / 128) / 8, (1e4 * 8 ** (128 / 88)) ** (-2 * i / 128)
+    )
+    counts = [
+        [int((theory["discrimination"](torch.arange(n + 1), th) < 0).sum()) for n in (15360, 30720)]
+        for th in (method1, method2)
+    ]
+    assert counts == [[0, 0], [97, 2554]]
+
+
+def test_theorem_1_needs_noise_independent_of_the_query(theory) -> None:
+    """With ε of mean 0 but correlated with q, the sampled gap is no longer B_m."""
+    g = torch.Generator().manual_seed(1)
+    theta = theory["theta"]
+    q = 0.5 + torch.randn(20000, 128, generator=g, dtype=torch.float64)
+    k = 0.5 + torch.randn(20000, 128, generator=g, dtype=torch.float64)
+    similar = q + 0.5 * (q - 0.5)  # mean 0, but a function of q
+    cos, sin = theory["posenc"].rotary_cos_sin(torch.tensor([100]), theta)
+    rot = theory["posenc"].apply_rotary
+    gap = (q * rot(similar[:, None], cos.double(), sin.double())[:, 0]).sum(-1) - (
+        q * rot(k[:, None], cos.double(), sin.double())[:, 0]
+    ).sum(-1)
+    exact = theory["discrimination"](torch.tensor([100]), theta)[0]
+    assert abs(gap.mean() / 2 - exact) > 5
