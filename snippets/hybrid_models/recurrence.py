@@ -101,19 +101,29 @@ assert told_apart["NoPE attention, bidirectional"] == 1
 
 
 # --8<-- [start:saturation]
-# The scan's answer to a constant input 1 is (1 - a^(t+1)) / (1 - a): it rises towards
-# 1 / (1 - a) and stops changing, in float32, once a^(t+1) is below half a unit in the last place.
-def last_told_apart(a: float) -> int:
-    """The last position whose float32 output differs from the position before it."""
-    a32 = torch.tensor(a, dtype=torch.float32)
-    h, t = torch.tensor(1.0), 0  # position 0: h_0 = 1
-    while (new := a32 * h + 1.0) != h:  # a fixed point never moves again
+# The scan's answer to a constant input 1 is h_t = (1 - a^(t+1)) / (1 - a): it rises towards
+# 1 / (1 - a) and, in exact arithmetic, never stops rising. In floating point it stops once
+# a^(t+1) is below half a unit in the last place of h, which depends on the number format.
+def last_told_apart(a: float, dtype: torch.dtype = torch.float32) -> int:
+    """The last position whose output, computed in dtype, differs from the position before it."""
+    a_, one = torch.tensor(a, dtype=dtype), torch.tensor(1.0, dtype=dtype)
+    h, t = one, 0  # position 0: h_0 = 1
+    while (new := a_ * h + one) != h:  # a fixed point never moves again
         h, t = new, t + 1
     return t
 
 
-for a in (0.9, 0.99, 0.999):
-    print(f"a = {a:<6} {last_told_apart(a):6d}")  # the last position told apart
+def show_saturation(lang: str = "en") -> None:
+    a_label = {"en": "a in bfloat16", "zh": "bfloat16 中的 a"}[lang]
+    print(f"{'a':<8}{'float32':>8}{'t (1 - a)':>11}   {_cell(a_label, 17)}{'bfloat16':>8}")
+    for a in (0.9, 0.99, 0.999):
+        t32, t16 = last_told_apart(a), last_told_apart(a, torch.bfloat16)
+        a16 = torch.tensor(a, dtype=torch.bfloat16).item()  # a itself is rounded
+        print(f"{a:<8}{t32:8d}{t32 * (1 - a):11.1f}   {a16:<17}{t16:8d}")
+
+
+assert [last_told_apart(a) for a in (0.9, 0.99, 0.999)] == [137, 1229, 10276]
+assert all(last_told_apart(a, torch.bfloat16) < last_told_apart(a) / 4 for a in (0.9, 0.99, 0.999))
 # --8<-- [end:saturation]
 
 # --8<-- [start:exercise]

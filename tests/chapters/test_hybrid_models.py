@@ -14,11 +14,14 @@ import runpy
 import pytest
 import torch
 import transformers
+from transformers.models.falcon_h1 import modeling_falcon_h1
 from transformers.models.gemma3 import modeling_gemma3
+from transformers.models.granitemoehybrid import modeling_granitemoehybrid
 from transformers.models.jamba import modeling_jamba
 from transformers.models.kimi_linear import modeling_kimi_linear
 from transformers.models.llama4 import modeling_llama4
 from transformers.models.minimax import modeling_minimax
+from transformers.models.nemotron_h import modeling_nemotron_h
 from transformers.models.olmo2 import modeling_olmo2
 from transformers.models.qwen3 import modeling_qwen3
 from transformers.models.qwen3_next import modeling_qwen3_next
@@ -89,7 +92,49 @@ def test_no_rotation_in_jamba_and_kimi_linear_attention():
         assert "position_embeddings" not in inspect.signature(cls.forward).parameters
         assert "rotary" not in source and "cos" not in source
     assert "rotary" not in inspect.getsource(modeling_kimi_linear).lower()
-    assert "with NoPE" in modeling_kimi_linear.KimiLinearAttention.__doc__
+    assert " ".join(modeling_kimi_linear.KimiLinearAttention.__doc__.split()) == (
+        "Multi-headed Latent Attention (MLA) from Deepseek V2 with NoPE, but the part of the keys"
+        " where RoPE is applied is still shared."
+    )  # the page quotes it whole
+
+
+def test_qwen3_next_base_is_the_generic_default():
+    """transformers' Qwen3NextConfig documents no rope_theta; its default is the generic 10000,
+    not a value of the released checkpoint, so the page leaves the base out."""
+    assert transformers.Qwen3NextConfig().rope_parameters["rope_theta"] == 10000.0
+    doc = transformers.Qwen3NextConfig.__doc__
+    entry = doc[doc.index("rope_parameters (") : doc.index("attention_bias (")]
+    assert "defaults to" not in entry and "10000" not in entry  # no documented value
+
+
+def test_three_more_mamba_hybrids(models):
+    """Nemotron-H: no rotary code in the attention; Granite 4.0-H: RoPE only if
+    position_embedding_type == "rope", default None; Falcon-H1: Mamba-2 and attention side by
+    side in every layer, RoPE on the whole head; all three with a conv of 4."""
+    attention = modeling_nemotron_h.NemotronHAttention
+    assert "position_embeddings" not in inspect.signature(attention.forward).parameters
+    assert "rotary" not in forward_source(attention) and "cos" not in forward_source(attention)
+    assert "RotaryEmbedding" not in inspect.getsource(modeling_nemotron_h)
+    assert transformers.GraniteMoeHybridConfig().position_embedding_type is None
+    model_init = inspect.getsource(modeling_granitemoehybrid.GraniteMoeHybridModel.__init__)
+    assert 'if config.position_embedding_type == "rope" else None' in model_init
+    assert "if position_embeddings is not None:" in forward_source(
+        modeling_granitemoehybrid.GraniteMoeHybridAttention
+    )
+    assert "apply_rotary_pos_emb(" in forward_source(modeling_falcon_h1.FalconH1Attention)
+    layer = forward_source(modeling_falcon_h1.FalconH1DecoderLayer)
+    assert "mamba_hidden_states + attention_hidden_states" in layer  # in parallel
+    falcon = quietly(lambda: transformers.FalconH1Config(
+        hidden_size=64, num_attention_heads=4, num_key_value_heads=2, num_hidden_layers=1,
+        intermediate_size=64, mamba_d_ssm=128, mamba_n_heads=8, mamba_d_head=16))  # fmt: skip
+    assert modeling_falcon_h1.FalconH1RotaryEmbedding(falcon).inv_freq.numel() * 2 == 64 // 4
+    convs = (
+        transformers.NemotronHConfig().conv_kernel,
+        transformers.GraniteMoeHybridConfig().mamba_d_conv,
+        transformers.FalconH1Config().mamba_d_conv,
+    )
+    assert convs == (4, 4, 4)
+    assert {rows["en"][1] for rows in models["OTHERS"].values()} == {"4"}
 
 
 def test_rotation_in_qwen3_next_and_minimax_attention_only():
@@ -127,6 +172,13 @@ def test_lightning_decay_is_an_alibi_bias_in_exponent(models):
         torch.testing.assert_close(module.slope_rate.flatten(), slopes)
         ours = torch.exp(posenc.alibi_bias(8, 6, slopes=slopes)).tril()
         torch.testing.assert_close(module.diagonal_decay[0], ours)
+    # MiniMax-Text-01's 64 heads at layer 78, the deepest lightning layer the page prints
+    config = transformers.MiniMaxConfig(
+        hidden_size=128, num_attention_heads=64, num_hidden_layers=80, block_size=4
+    )
+    module = modeling_minimax.MiniMaxLightningAttention(config, layer_idx=78)
+    torch.testing.assert_close(module.slope_rate.flatten(), models["deepest"])
+    assert 80 < 1 / models["deepest"][0] < 90 and 20_000 < 1 / models["deepest"][-1] < 21_000
 
 
 # ── where the order comes from ───────────────────────────────────────────────
@@ -134,7 +186,8 @@ def test_lightning_decay_is_an_alibi_bias_in_exponent(models):
 
 def test_the_scan_forgets_its_start(recurrence):
     """Two inputs that differ only before the last 3000 tokens: the scan's last output is the
-    same within float32 (the slowest channel has decayed below rounding), the conv's exactly."""
+    same within float32 (the slowest channel has decayed below rounding), the conv's exactly.
+    The start's trace shrinks as a^t, whatever the number format."""
     gen = torch.Generator().manual_seed(3)
     tail = torch.randn(3000, 16, generator=gen)
     one = torch.cat([torch.randn(50, 16, generator=gen), tail])
@@ -144,6 +197,20 @@ def test_the_scan_forgets_its_start(recurrence):
     assert torch.allclose(scan(one)[-1], scan(two)[-1], atol=1e-6)
     conv = recurrence["causal_conv"]
     assert torch.equal(conv(one)[-1], conv(two)[-1])
+
+
+def test_the_count_rises_forever_in_exact_arithmetic(recurrence):
+    """h_t = (1 - a^(t+1)) / (1 - a) strictly increases; only rounding stops it. In float64 it
+    counts far longer than in float32, in float32 far longer than in bfloat16."""
+    from fractions import Fraction
+
+    a, h = Fraction(9, 10), Fraction(1)
+    for _ in range(400):  # well past float32's 137
+        new = a * h + 1
+        assert new > h
+        h = new
+    last = recurrence["last_told_apart"]
+    assert last(0.9, torch.float64) > last(0.9) > last(0.9, torch.bfloat16)
 
 
 def test_a_bos_token_lets_causal_nope_attention_count(recurrence):
@@ -172,8 +239,26 @@ def test_norm_before_rotation(module, cls, norm, rotation):
     assert 0 <= source.index(norm) < source.index(rotation)
 
 
+def test_of_the_hybrids_only_qwen3_next_normalises_queries_and_keys():
+    for module, cls in [
+        (modeling_jamba, "JambaAttention"),
+        (modeling_minimax, "MiniMaxAttention"),
+        (modeling_kimi_linear, "KimiLinearAttention"),
+        (modeling_nemotron_h, "NemotronHAttention"),
+        (modeling_granitemoehybrid, "GraniteMoeHybridAttention"),
+        (modeling_falcon_h1, "FalconH1Attention"),
+    ]:
+        assert "q_norm" not in inspect.getsource(getattr(module, cls)), cls
+    assert "self.q_norm(" in forward_source(modeling_qwen3_next.Qwen3NextAttention)
+
+
 def test_llama4_normalises_after_rotation_without_weight_in_rope_layers_only():
     source = forward_source(modeling_llama4.Llama4TextAttention)
+    # the default (use_qk_norm True) is documented for Scout; Maverick (128 experts) has none
+    assert "the 128E model does not use qk_norm" in source
+    assert "Llama-4-Scout-17B-16E" in (transformers.Llama4TextConfig.__doc__ or "")
+    # NoPE layers scale each query by a factor that grows with its position (chapter 11)
+    assert "if self.attn_temperature_tuning and not self.use_rope:" in source
     assert source.index("apply_rotary_emb(") < source.index("self.qk_norm(query_states)")
     norm = modeling_llama4.Llama4TextL2Norm(1e-5)
     assert not list(norm.parameters())  # no weight
@@ -188,6 +273,13 @@ def test_llama4_normalises_after_rotation_without_weight_in_rope_layers_only():
         hasattr(modeling_llama4.Llama4TextAttention(config, i), "qk_norm") for i in range(4)
     ]
     assert with_norm == [True, True, True, False]  # layer 3 is NoPE (chapter 11)
+    maverick_like = quietly(lambda: transformers.Llama4TextConfig(
+        hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+        num_hidden_layers=4, intermediate_size=64, intermediate_size_mlp=64,
+        use_qk_norm=False))  # fmt: skip
+    assert not any(
+        hasattr(modeling_llama4.Llama4TextAttention(maverick_like, i), "qk_norm") for i in range(4)
+    )
     # no weight: normalising commutes with the rotation (RoPE keeps the norm)
     x = torch.randn(1, 1, 5, 16)
     rope = posenc.RotaryEmbedding(16, layout="interleaved")
