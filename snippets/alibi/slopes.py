@@ -1,6 +1,9 @@
 """Chapter "ALiBi": the slopes m_h, for any number of heads.
 
 Run it: python snippets/alibi/slopes.py
+
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
 """
 
 # --8<-- [start:eight_heads]
@@ -9,8 +12,16 @@ import math
 import posenc
 
 slopes = posenc.alibi_slope_values(8)  # Python floats, Press et al.'s slopes
-for head, m in enumerate(slopes, start=1):
-    print(f"head {head}: m = 2^{math.log2(m):+.1f} = {m:.8f}")
+
+
+def show_slopes(lang="en"):
+    line = {"en": "head {}: m = 2^{:+.1f} = {:.8f}", "zh": "第 {} 个头：m = 2^{:+.1f} = {:.8f}"}[
+        lang
+    ]
+    for head, m in enumerate(slopes, start=1):
+        print(line.format(head, math.log2(m), m))
+
+
 # --8<-- [end:eight_heads]
 
 
@@ -36,17 +47,33 @@ def get_slopes(n):
 
 same = [n for n in range(1, 257) if posenc.alibi_slope_values(n) == get_slopes(n)]
 assert same == list(range(1, 257))  # equal floats, not merely close
-print(f"posenc equals get_slopes for {len(same)} head counts: 1 to {same[-1]}")
+
+
+def show_rule(lang="en"):
+    line = {"en": "posenc equals get_slopes for {} head counts: 1 to {}",
+            "zh": "posenc 与 get_slopes 在 {} 种头数（1 到 {}）下都相同"}[lang]  # fmt: skip
+    print(line.format(len(same), same[-1]))
+
+
 # --8<-- [end:rule]
 
 # --8<-- [start:twelve_heads]
 twelve = posenc.alibi_slope_values(12)
-print("heads 1-8  :", " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[:8]))
-print("heads 9-12 :", " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[8:]))
-print("all 12, largest first:", " ".join(f"{m:.4f}" for m in sorted(twelve, reverse=True)))
 literal = [2 ** (-8 * h / 12) for h in range(1, 13)]  # §3 read literally: start = ratio = 2^(-8/12)
-print("2^(-8h/12), h = 1..12 :", " ".join(f"{m:.4f}" for m in literal))
 assert sorted(twelve) != sorted(literal) and min(twelve) == min(literal) == 2**-8
+
+
+def show_twelve(lang="en"):
+    labels = {
+        "en": ("heads 1-8  : ", "heads 9-12 : ", "all 12, largest first: ", "2^(-8h/12), h = 1..12 : "),
+        "zh": ("第 1-8 个头： ", "第 9-12 个头：", "全部 12 个，从大到小：", "2^(-8h/12)，h = 1..12："),
+    }[lang]  # fmt: skip
+    print(labels[0] + " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[:8]))
+    print(labels[1] + " ".join(f"2^{math.log2(m):+.1f}" for m in twelve[8:]))
+    print(labels[2] + " ".join(f"{m:.4f}" for m in sorted(twelve, reverse=True)))
+    print(labels[3] + " ".join(f"{m:.4f}" for m in literal))
+
+
 # --8<-- [end:twelve_heads]
 
 
@@ -66,11 +93,22 @@ def reach(m: float) -> float:
     return 10 / m
 
 
-for name, rule in (("paper ", posenc.alibi_slope_values), ("wrong ", growing_slopes)):
-    s = rule(8)
-    print(
-        f"{name}: "
-        + " ".join(f"{m:.4f}" for m in s)
-        + f" | reach {min(map(reach, s)):.0f} to {max(map(reach, s)):.0f} tokens"
-    )
+def show_wrong(lang="en"):
+    names, line = {
+        "en": (("paper : ", "wrong : "), " | reach {:.0f} to {:.0f} tokens"),
+        "zh": (("论文：", "错误："), " | 作用范围 {:.0f} 到 {:.0f} 个 token"),
+    }[lang]
+    for name, rule in zip(names, (posenc.alibi_slope_values, growing_slopes), strict=True):
+        s = rule(8)
+        reaches = list(map(reach, s))
+        print(name + " ".join(f"{m:.4f}" for m in s) + line.format(min(reaches), max(reaches)))
+
+
 # --8<-- [end:wrong_slopes]
+
+
+if __name__ == "__main__":
+    show_slopes()
+    show_rule()
+    show_twelve()
+    show_wrong()

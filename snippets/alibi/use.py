@@ -1,6 +1,9 @@
 """Chapter "ALiBi": using it in attention, and what the bias costs in memory.
 
 Run it: python snippets/alibi/use.py
+
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
 """
 
 # --8<-- [start:sdpa]
@@ -41,11 +44,14 @@ def materialised_bias_gib(heads: int, seq_len: int, bytes_per_value: int = 4) ->
     return heads * seq_len * seq_len * bytes_per_value / 2**30
 
 
-for seq_len in (2_048, 8_192, 32_768):
-    print(
-        f"32 heads, {seq_len:>6} tokens: float32 {materialised_bias_gib(32, seq_len):7.1f} GiB, "
-        f"bfloat16 {materialised_bias_gib(32, seq_len, 2):6.1f} GiB"
-    )
+def show_memory(lang="en"):
+    line = {"en": "32 heads, {:>6} tokens: float32 {:7.1f} GiB, bfloat16 {:6.1f} GiB",
+            "zh": "32 个头，{:>6} 个 token：float32 {:7.1f} GiB，bfloat16 {:6.1f} GiB"}[lang]  # fmt: skip
+    for seq_len in (2_048, 8_192, 32_768):
+        gib = materialised_bias_gib(32, seq_len), materialised_bias_gib(32, seq_len, 2)
+        print(line.format(seq_len, *gib))
+
+
 # --8<-- [end:memory]
 
 # --8<-- [start:flex]
@@ -65,3 +71,7 @@ out = posenc.attention(q, k, v, causal=True, alibi_slopes=slopes, backend="flex"
 sdpa = posenc.attention(q, k, v, causal=True, alibi_slopes=slopes, backend="sdpa")
 assert torch.allclose(out, sdpa, atol=1e-4)
 # --8<-- [end:flex]
+
+
+if __name__ == "__main__":
+    show_memory()

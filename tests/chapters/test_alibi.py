@@ -39,21 +39,32 @@ def window_snippet() -> dict:
 # -- section "The slopes" ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_page_shows_the_papers_slopes(page: Path) -> None:
-    text = page.read_text(encoding="utf-8")
+# the labels each page prints the slopes with (show_slopes, show_twelve, show_wrong in slopes.py)
+SLOPE_LABELS = {
+    "en": {"head": "head {}: ", "all": "all 12, largest first: ", "nine": "heads 9-12 : ",
+           "paper": "paper : ", "wrong": "wrong : "},
+    "zh": {"head": "第 {} 个头：", "all": "全部 12 个，从大到小：", "nine": "第 9-12 个头：",
+           "paper": "论文：", "wrong": "错误："},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", SLOPE_LABELS)
+def test_page_shows_the_papers_slopes(lang: str) -> None:
+    text = CHAPTER.page(lang).read_text(encoding="utf-8")
+    label = SLOPE_LABELS[lang]
     for head, m in enumerate(reference_slopes(8), start=1):
-        assert f"head {head}: m = 2^{math.log2(m):+.1f} = {m:.8f}" in text
+        assert label["head"].format(head) + f"m = 2^{math.log2(m):+.1f} = {m:.8f}" in text
     twelve = sorted(reference_slopes(12), reverse=True)
-    assert "all 12, largest first: " + " ".join(f"{m:.4f}" for m in twelve) in text
-    assert "heads 9-12 : 2^-0.5 2^-1.5 2^-2.5 2^-3.5" in text
-    paper_line = re.search(r"^\s*paper : (.*?) \|", text, re.MULTILINE)
+    assert label["all"] + " ".join(f"{m:.4f}" for m in twelve) in text
+    assert label["nine"] + "2^-0.5 2^-1.5 2^-2.5 2^-3.5" in text
+    paper_line = re.search(rf"^\s*{re.escape(label['paper'])}(.*?) \|", text, re.MULTILINE)
     assert paper_line, "the common-mistake box must show the paper's slopes next to the wrong ones"
     assert paper_line.group(1) == " ".join(f"{m:.4f}" for m in reference_slopes(8))
-    wrong_line = re.search(r"^\s*wrong : (.*?) \|", text, re.MULTILINE)
+    wrong_line = re.search(rf"^\s*{re.escape(label['wrong'])}(.*?) \|", text, re.MULTILINE)
     assert wrong_line and wrong_line.group(1) != paper_line.group(1)
     # the wrong values appear only inside the warning box, never as the slopes of a head
-    assert "head 2: m = 2^+0.0" not in text and "head 8: m = 2^+2.0" not in text
+    for head, wrong in ((2, "+0.0"), (8, "+2.0")):
+        assert label["head"].format(head) + f"m = 2^{wrong}" not in text
 
 
 def test_library_slopes_are_the_released_get_slopes_for_1_to_256_heads() -> None:
