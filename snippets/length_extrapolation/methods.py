@@ -1,6 +1,9 @@
 """Chapter "Length extrapolation for RoPE": what each scaling method does to the frequencies.
 
 Run it: python snippets/length_extrapolation/methods.py
+
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
 """
 
 # --8<-- [start:problem]
@@ -15,13 +18,22 @@ inv_freq, _ = posenc.rope_inv_freq(head_dim, base=base)
 wavelength = 2 * math.pi / inv_freq  # tokens per full turn of pair i
 turns = trained / wavelength  # r_i: how many turns pair i makes within the trained length
 full_turn = int((turns >= 1).sum())
-print(f"pairs that turn at least once within {trained} tokens: {full_turn} of {head_dim // 2}")
 # The slow pairs never completed a turn in training: angles past the trained range are new.
 slowest = inv_freq[-1].item()
-print(
-    f"slowest pair: angle at position {trained - 1} = {(trained - 1) * slowest:.3f} rad, "
-    f"at {4 * trained - 1} = {(4 * trained - 1) * slowest:.3f} rad"
-)
+
+
+def show_problem(lang="en"):
+    lines = {
+        "en": ("pairs that turn at least once within {} tokens: {} of {}",
+               "slowest pair: angle at position {} = {:.3f} rad, at {} = {:.3f} rad"),
+        "zh": ("{0} 个 token 内至少转一圈的维度对：{2} 对中有 {1} 对",
+               "最慢的一对：位置 {} 处的角度 = {:.3f} rad，位置 {} 处 = {:.3f} rad"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(trained, full_turn, head_dim // 2))
+    far = 4 * trained - 1
+    print(lines[1].format(trained - 1, (trained - 1) * slowest, far, far * slowest))
+
+
 # --8<-- [end:problem]
 
 # --8<-- [start:linear]
@@ -35,31 +47,63 @@ positions = torch.arange(4 * trained)
 cos_scaled_freq, _ = posenc.rotary_cos_sin(positions, pi_freq)
 cos_scaled_pos = torch.cos(torch.cat(2 * [(positions / s)[:, None] * inv_freq], dim=-1))
 print(torch.allclose(cos_scaled_freq, cos_scaled_pos, atol=1e-4))
+
+
 # Every angle now stays inside the trained range, but neighbours are s times closer:
-print(f"angle between neighbours on the fastest pair: {inv_freq[0]:.2f} -> {pi_freq[0]:.2f} rad")
+def show_neighbours(lang="en"):
+    line = {"en": "angle between neighbours on the fastest pair: {:.2f} -> {:.2f} rad",
+            "zh": "最快一对上相邻位置的角度差：{:.2f} -> {:.2f} rad"}[lang]  # fmt: skip
+    print(line.format(inv_freq[0], pi_freq[0]))
+
+
 # --8<-- [end:linear]
 
 # --8<-- [start:ntk]
 ntk_base = base * s ** (head_dim / (head_dim - 2))  # b' = b·s^(d/(d-2))
 ntk_freq, _ = posenc.rope_inv_freq(head_dim, base=ntk_base)
 ratio = ntk_freq / inv_freq
-print(f"new base: {ntk_base:.0f}")
-print(f"ratio θ'/θ, fastest pair: {ratio[0]:.4f}, slowest pair: {ratio[-1]:.4f} (1/s = {1 / s})")
 assert torch.all(ratio[1:] < ratio[:-1])  # the slower the pair, the more it is slowed down
 # Slow pairs (no full turn in training) slowed by less than s still leave their trained range:
 slow = turns < 1
 past = slow & (4 * trained * ntk_freq > trained * inv_freq)  # angle at 4x length > any seen
-print(f"slow pairs that still reach unseen angles at 4x length: {past.sum()} of {slow.sum()}")
+
+
+def show_ntk(lang="en"):
+    lines = {
+        "en": ("new base: {:.0f}",
+               "ratio θ'/θ, fastest pair: {:.4f}, slowest pair: {:.4f} (1/s = {})",
+               "slow pairs that still reach unseen angles at 4x length: {} of {}"),
+        "zh": ("新底数：{:.0f}",
+               "θ'/θ：最快一对 {:.4f}，最慢一对 {:.4f}（1/s = {}）",
+               "到 4 倍长度仍会走到没见过的角度的慢维度对：{1} 对中有 {0} 对"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(ntk_base))
+    print(lines[1].format(ratio[0], ratio[-1], 1 / s))
+    print(lines[2].format(past.sum(), slow.sum()))
+
+
 # --8<-- [end:ntk]
 
 # --8<-- [start:dynamic]
 dynamic = {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": trained}
+slowest_at = {}  # sequence length -> the slowest pair's frequency
 for length in (2048, 4096, 8192, 16384):
     freq, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=dynamic, seq_len=length)
-    print(f"seq_len {length:>5}: slowest pair θ = {freq[-1]:.3e}")
+    slowest_at[length] = freq[-1]
 # With factor 1, dynamic NTK at length L is NTK-aware scaling with s = L / trained:
 freq_16k, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=dynamic, seq_len=16384)
-print(torch.allclose(freq_16k, ntk_freq))
+
+
+def show_dynamic(lang="en"):
+    line = {
+        "en": "seq_len {:>5}: slowest pair θ = {:.3e}",
+        "zh": "seq_len {:>5}：最慢一对 θ = {:.3e}",
+    }[lang]
+    for length, theta in slowest_at.items():
+        print(line.format(length, theta))
+    print(torch.allclose(freq_16k, ntk_freq))
+
+
 # --8<-- [end:dynamic]
 
 # --8<-- [start:dynamic_cache]
@@ -85,10 +129,14 @@ print(math.isclose(score(8000, 3000, 8192), score(7000, 2000, 8192), rel_tol=1e-
 # Cached keys: key n was rotated when the sequence was n + 1 long (default base up to 4096).
 stale_a, stale_b = score(8000, 3000, 3001), score(7000, 2000, 2001)
 print(math.isclose(stale_a, stale_b, rel_tol=1e-4))
-print(
-    f"same distance 5000, cached keys: {stale_a:.3f} vs {stale_b:.3f}; "
-    f"recomputed: {score(8000, 3000, 8192):.3f}"
-)
+
+
+def show_cached(lang="en"):
+    line = {"en": "same distance 5000, cached keys: {:.3f} vs {:.3f}; recomputed: {:.3f}",
+            "zh": "距离同为 5000，缓存的 key：{:.3f} 与 {:.3f}；重新计算：{:.3f}"}[lang]  # fmt: skip
+    print(line.format(stale_a, stale_b, score(8000, 3000, 8192)))
+
+
 # --8<-- [end:dynamic_cache]
 
 # --8<-- [start:by_parts]
@@ -98,10 +146,19 @@ kept = torch.isclose(yarn_freq, inv_freq)
 divided = torch.isclose(yarn_freq, inv_freq / s)
 on_ramp = ~kept & ~divided
 counts = int(kept.sum()), int(divided.sum()), int(on_ramp.sum())
-print("pairs kept: {}, divided by s: {}, on the ramp: {}".format(*counts))
+
+
 # Kept pairs turn more than beta_fast = 32 times within the trained length, divided ones less
 # than beta_slow = 1 time: r_i of the last kept pair and of the first divided pair.
-print(f"r of pair {int(kept.sum()) - 1}: {turns[kept][-1]:.1f}, of pair 23: {turns[23]:.2f}")
+def show_by_parts(lang="en"):
+    lines = {
+        "en": ("pairs kept: {}, divided by s: {}, on the ramp: {}", "r of pair {}: {:.1f}, of pair 23: {:.2f}"),
+        "zh": ("保持不变：{} 对，除以 s：{} 对，在斜坡上：{} 对", "第 {} 对的 r：{:.1f}，第 23 对的 r：{:.2f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(*counts))
+    print(lines[1].format(int(kept.sum()) - 1, turns[kept][-1], turns[23]))
+
+
 # --8<-- [end:by_parts]
 
 # --8<-- [start:ramp]
@@ -166,8 +223,17 @@ q, k = torch.randn(1, 1, 8, head_dim), torch.randn(1, 1, 8, head_dim)
 q_t, k_t = rope(q, k)
 q_1, k_1 = plain(q, k)
 logit_ratio = (q_t @ k_t.transpose(-1, -2)) / (q_1 @ k_1.transpose(-1, -2))
-print(f"logits scaled by 1/t = {logit_ratio.mean():.4f} = {attention_factor:.4f}²")
 assert torch.allclose(logit_ratio, torch.full_like(logit_ratio, attention_factor**2), rtol=1e-4)
+
+
+def show_logits(lang="en"):
+    line = {
+        "en": "logits scaled by 1/t = {:.4f} = {:.4f}²",
+        "zh": "logits 乘以 1/t = {:.4f} = {:.4f}²",
+    }[lang]
+    print(line.format(logit_ratio.mean(), attention_factor))
+
+
 # --8<-- [end:temperature]
 
 # --8<-- [start:mscale]
@@ -185,8 +251,17 @@ deepseek = {
 _, cos_sin_factor = posenc.rope_inv_freq(64, base=10000.0, scaling=deepseek)
 # what DeepSeek's attention multiplies its softmax scale by: (0.1·mscale_all_dim·ln s + 1)²
 softmax_factor = posenc.yarn_mscale(40, 0.707) ** 2
-print(f"cos/sin factor: {cos_sin_factor}")
-print(f"softmax scale multiplied by {softmax_factor:.4f} = (0.0707·ln 40 + 1)²")
+
+
+def show_mscale(lang="en"):
+    lines = {
+        "en": ("cos/sin factor: {}", "softmax scale multiplied by {:.4f} = (0.0707·ln 40 + 1)²"),
+        "zh": ("cos/sin 乘的系数：{}", "softmax 缩放系数乘以 {:.4f} = (0.0707·ln 40 + 1)²"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(cos_sin_factor))
+    print(lines[1].format(softmax_factor))
+
+
 # --8<-- [end:mscale]
 
 # --8<-- [start:llama3]
@@ -202,13 +277,30 @@ l3_freq, l3_factor = posenc.rope_inv_freq(128, base=500000.0, scaling=llama3)
 l3_turns = 8192 * l3_default / (2 * math.pi)  # r_i = L0 / λ_i
 l3_kept = torch.isclose(l3_freq, l3_default).sum()
 l3_divided = torch.isclose(l3_freq, l3_default / 8).sum()
-print(f"wavelength < 8192/4 = 2048, kept:          {l3_kept}")
-print(f"wavelength > 8192/1 = 8192, divided by 8:  {l3_divided}")
 between = (l3_turns >= 1) & (l3_turns <= 4)
-print(f"in between, smoothly blended:              {int(between.sum())}")
 # The blend is the paper's NTK-by-parts ramp, linear in r, with alpha = 1 and beta = 4:
 l3_gamma = ((l3_turns - 1) / (4 - 1)).clamp(0, 1)
-print(torch.allclose(l3_freq, (1 - l3_gamma) * l3_default / 8 + l3_gamma * l3_default), l3_factor)
+l3_blend = torch.allclose(l3_freq, (1 - l3_gamma) * l3_default / 8 + l3_gamma * l3_default)
+
+
+def show_llama3(lang="en"):
+    labels = {
+        "en": ("wavelength < 8192/4 = 2048, kept:", "wavelength > 8192/1 = 8192, divided by 8:",
+               "in between, smoothly blended:"),
+        "zh": ("波长 < 8192/4 = 2048，保持不变：", "波长 > 8192/1 = 8192，除以 8：",
+               "介于两者之间，平滑过渡："),
+    }[lang]  # fmt: skip
+    column = {"en": 43, "zh": 34}[lang]  # where the counts start
+    for label, count in zip(labels, (l3_kept, l3_divided, int(between.sum())), strict=True):
+        print(f"{_pad(label, column)}{count}")
+    print(l3_blend, l3_factor)
+
+
+def _pad(text, width):
+    """Left-aligned in `width` columns, counting a Chinese character as two."""
+    return text + " " * (width - sum(1 + (unicodedata.east_asian_width(c) in "WF") for c in text))
+
+
 # --8<-- [end:llama3]
 
 # --8<-- [start:longrope]
@@ -226,8 +318,31 @@ short_freq, attn = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, s
 long_freq, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=trained + 1)
 uses_long = torch.allclose(long_freq, inv_freq / torch.tensor(long))
 print(torch.allclose(short_freq, inv_freq), uses_long)
-print(f"attention factor: {attn:.4f} = sqrt(1 + ln 8 / ln {trained})")
 # Squared, it is log base L0 of the target length s·L0: the log-n scale taken at n = s·L0.
-print(f"squared: {attn**2:.4f} = ln({8 * trained}) / ln({trained})")
 assert math.isclose(attn**2, math.log(8 * trained) / math.log(trained))
+
+
+def show_longrope(lang="en"):
+    lines = {
+        "en": ("attention factor: {:.4f} = sqrt(1 + ln 8 / ln {})", "squared: {:.4f} = ln({}) / ln({})"),
+        "zh": ("注意力因子：{:.4f} = sqrt(1 + ln 8 / ln {})", "平方：{:.4f} = ln({}) / ln({})"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(attn, trained))
+    print(lines[1].format(attn**2, 8 * trained, trained))
+
+
 # --8<-- [end:longrope]
+
+
+if __name__ == "__main__":
+    show_problem()
+    show_neighbours()
+    show_ntk()
+    show_dynamic()
+    show_cached()
+    show_by_parts()
+    ramp_table()
+    show_logits()
+    show_mscale()
+    show_llama3()
+    show_longrope()

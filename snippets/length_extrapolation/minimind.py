@@ -1,6 +1,9 @@
 """Chapter "Length extrapolation for RoPE": MiniMind's inference_rope_scaling, read as YaRN.
 
 Run it: python snippets/length_extrapolation/minimind.py
+
+Functions named ``show_*`` print a result with labels in the reader's language
+(``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
 """
 
 # --8<-- [start:minimind]
@@ -25,13 +28,24 @@ minimind_scaling = {
 default, _ = posenc.rope_inv_freq(head_dim, base=theta)
 scaled, attention_factor = posenc.rope_inv_freq(head_dim, base=theta, scaling=minimind_scaling)
 
-print(f"target length: {16 * 2048} tokens")
 kept = int(torch.isclose(scaled, default).sum())
 divided = int(torch.isclose(scaled, default / 16).sum())
 ramp = head_dim // 2 - kept - divided
-print(f"pairs kept: {kept}, divided by 16: {divided}, on the ramp: {ramp}")
 yarn_own = 0.1 * math.log(16) + 1
-print(f"attention factor used: {attention_factor}, YaRN's own would be {yarn_own:.4f}")
+
+
+def show_minimind(lang="en"):
+    lines = {
+        "en": ("target length: {} tokens", "pairs kept: {}, divided by 16: {}, on the ramp: {}",
+               "attention factor used: {}, YaRN's own would be {:.4f}"),
+        "zh": ("目标长度：{} 个 token", "保持不变：{} 对，除以 16：{} 对，在斜坡上：{} 对",
+               "实际用的注意力因子：{}，按 YaRN 自己的公式应为 {:.4f}"),
+    }[lang]  # fmt: skip
+    print(lines[0].format(16 * 2048))
+    print(lines[1].format(kept, divided, ramp))
+    print(lines[2].format(attention_factor, yarn_own))
+
+
 # --8<-- [end:minimind]
 
 
@@ -42,7 +56,14 @@ def pair_turning(turns, dim=head_dim, base=theta, original=2048):
 
 
 fast, slow = pair_turning(32), pair_turning(1)
-print(f"beta_fast=32 turns -> pair {fast:.2f}, beta_slow=1 turn -> pair {slow:.2f}")
+
+
+def show_ramp_dims(lang="en"):
+    line = {"en": "beta_fast=32 turns -> pair {:.2f}, beta_slow=1 turn -> pair {:.2f}",
+            "zh": "beta_fast=32 圈 -> 第 {:.2f} 对，beta_slow=1 圈 -> 第 {:.2f} 对"}[lang]  # fmt: skip
+    print(line.format(fast, slow))
+
+
 # --8<-- [end:ramp_dims]
 
 
@@ -77,3 +98,9 @@ def arc_table(lang="en"):
 # Only the length the dict assumes keeps every angle in its arc up to factor × 2048:
 assert first_exit(2048)[2] == 16 * 2048
 # --8<-- [end:arcs]
+
+
+if __name__ == "__main__":
+    show_minimind()
+    show_ramp_dims()
+    arc_table()
