@@ -273,7 +273,7 @@ def show_extrapolation(lang="en"):
         "en": ("pairs slower than one cycle in {} positions: {} of {}",
                "distance from PE(p) to PE(p+1): {:.2f}",
                "p = {:4d}: nearest trained position is {:.2f} away"),
-        "zh": ("{} 个位置内转不满一圈的维度对：{} 对，共 {} 对",
+        "zh": ("{0} 个位置内转不满一圈的维度对：{2} 对中有 {1} 对",
                "PE(p) 到 PE(p+1) 的距离：{:.2f}",
                "p = {:4d}：离最近的训练位置 {:.2f}"),
     }[lang]  # fmt: skip
