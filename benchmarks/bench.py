@@ -51,6 +51,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -303,14 +304,35 @@ def plan_alibi(cfg: dict, device: str, memory_bytes: int | None) -> list[dict]:
     return rows
 
 
-def plan_table(plan: list[dict]) -> str:
-    """`plan_alibi` as text: one line per length and candidate."""
-    return "\n".join(
-        f"alibi L={row['seq_len']:>6} {row['impl']:<13} "
-        f"up to {row['peak_bytes'] / 2**30:7.2f} GiB  "
-        + ("runs" if row["skip"] is None else f"skipped: {row['skip']}")
-        for row in plan
-    )
+# plan_table's words in each language ("zh" for the Chinese page of the chapter "Performance"),
+# and plan_alibi's reasons for a skip in Chinese, by pattern (a reason none matches stays as it is)
+PLAN_WORDS = {"en": ("up to", "runs", "skipped: {}"), "zh": ("最多", "运行", "跳过：{}")}
+SKIP_REASONS_ZH = (
+    (r"FlexAttention missing", "没有 FlexAttention"),
+    (r"compiled FlexAttention on CPU is slow: only up to L=(\d+)",
+     r"CPU 上编译出的 FlexAttention 很慢：只测到 L=\1"),
+    (r"bias would take ([\d.]+) GiB", r"偏置要占 \1 GiB"),
+    (r"would need up to ([\d.]+) GiB with temporaries, over (\d+%) of (\d+) GiB",
+     r"连同临时张量最多要 \1 GiB，超过 \3 GiB 的 \2"),
+)  # fmt: skip
+
+
+def plan_table(plan: list[dict], lang: str = "en") -> str:
+    """`plan_alibi` as text: one line per length and candidate, in English (``lang="en"``,
+    what the command line prints) or Chinese (``"zh"``)."""
+    up_to, runs, skipped = PLAN_WORDS[lang]
+    lines = []
+    for row in plan:
+        reason = row["skip"]
+        if reason is not None and lang == "zh":
+            for pattern, chinese in SKIP_REASONS_ZH:
+                reason = re.sub(f"^{pattern}$", chinese, reason)
+        lines.append(
+            f"alibi L={row['seq_len']:>6} {row['impl']:<13} "
+            f"{up_to} {row['peak_bytes'] / 2**30:7.2f} GiB  "
+            + (runs if reason is None else skipped.format(reason))
+        )
+    return "\n".join(lines)
 
 
 def bench_alibi(cfg: dict, device: str, out: dict) -> None:

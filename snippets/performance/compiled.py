@@ -1,5 +1,8 @@
 """Chapter "Performance": RotaryEmbedding(kernel="compiled") rotates q and k with one kernel.
 
+Functions named ``show_*`` print with labels in the reader's language (``lang="en"`` or
+``"zh"``); each page calls them in a one-line block.
+
 Run it: python snippets/performance/compiled.py   (compiles on the first call: a few seconds)
 """
 
@@ -17,10 +20,22 @@ q, k = torch.randn(4, 16, 1024, 64), torch.randn(4, 16, 1024, 64)
 code = "\n".join(sources)
 kernels = re.findall(r"^(\w+) = async_compile\.", code, flags=re.MULTILINE)
 buffers = re.findall(r"empty_strided_cpu\(\(([\d, ]+)\)", code)
-print(f"kernels generated: {len(kernels)}")
-print(f"tensors allocated: {', '.join(f'({b})' for b in buffers)}")
 
 eager = posenc.RotaryEmbedding(64, layout="half")  # the same rotation with eager operators
 for got, want in zip((q_rot, k_rot), eager(q, k), strict=True):
     assert torch.allclose(got, want, atol=1e-6)
+
+
+def show_kernels(lang="en"):
+    kernels_line, tensors_line, comma = {
+        "en": ("kernels generated: {}", "tensors allocated: {}", ", "),
+        "zh": ("生成的内核：{} 个", "分配的张量：{}", "、"),
+    }[lang]
+    print(kernels_line.format(len(kernels)))
+    print(tensors_line.format(comma.join(f"({b})" for b in buffers)))
+
+
 # --8<-- [end:one_kernel]
+
+if __name__ == "__main__":
+    show_kernels()

@@ -1,5 +1,8 @@
 """Chapter "Performance": RoPE moves bytes, it hardly computes.
 
+Functions named ``show_*`` print with labels in the reader's language (``lang="en"`` or
+``"zh"``); each page calls them in a one-line block.
+
 Run it: python snippets/performance/roofline.py
 """
 
@@ -19,18 +22,43 @@ n = 4096
 matmul_bytes = 3 * n * n * element
 matmul_flops = 2 * n**3
 
-print(f"RoPE on q and k: {rope_bytes / 2**20:.0f} MiB moved, "
-      f"{rope_flops / rope_bytes:.2f} FLOP per byte")  # fmt: skip
-print(f"{n} x {n} matrix product: {matmul_bytes / 2**20:.0f} MiB moved at best, "
-      f"{matmul_flops / matmul_bytes:.0f} FLOP per byte")  # fmt: skip
-
 # The machine's side: its peak arithmetic over its peak bandwidth, the "ridge point" below
 # which an operation waits for memory. NVIDIA's specification of the H100 SXM (not measured
 # here): 66.9 TFLOP/s in float32 outside the tensor cores (where RoPE's arithmetic runs),
 # 989.4 TFLOP/s for bfloat16 matrix products on the tensor cores, 3.35 TB/s of memory.
 bandwidth = 3.35e12
-for name, flops in (("float32, outside the tensor cores", 66.9e12),
-                    ("bfloat16 matrix products", 989.4e12)):  # fmt: skip
-    print(f"H100 ridge point, {name}: {flops / bandwidth:.0f} FLOP per byte")
+peaks = {"float32 outside": 66.9e12, "bfloat16 matmul": 989.4e12}  # FLOP/s
 assert rope_flops / rope_bytes < 66.9e12 / bandwidth < matmul_flops / matmul_bytes
+
+INTENSITY_TEXT = {
+    "en": {
+        "rope": "RoPE on q and k: {mib:.0f} MiB moved, {intensity:.2f} FLOP per byte",
+        "matmul": "{n} x {n} matrix product: {mib:.0f} MiB moved at best, "
+        "{intensity:.0f} FLOP per byte",
+        "ridge": "H100 ridge point, {name}: {intensity:.0f} FLOP per byte",
+        "float32 outside": "float32, outside the tensor cores",
+        "bfloat16 matmul": "bfloat16 matrix products",
+    },
+    "zh": {
+        "rope": "q 和 k 上的 RoPE：搬运 {mib:.0f} MiB，每字节 {intensity:.2f} FLOP",
+        "matmul": "{n} x {n} 的矩阵乘法：至少搬运 {mib:.0f} MiB，每字节 {intensity:.0f} FLOP",
+        "ridge": "H100 的屋脊点，{name}：每字节 {intensity:.0f} FLOP",
+        "float32 outside": "float32，张量核之外",
+        "bfloat16 matmul": "bfloat16 矩阵乘法",
+    },
+}
+
+
+def show_intensity(lang="en"):
+    text = INTENSITY_TEXT[lang]
+    print(text["rope"].format(mib=rope_bytes / 2**20, intensity=rope_flops / rope_bytes))
+    print(text["matmul"].format(n=n, mib=matmul_bytes / 2**20,
+                                intensity=matmul_flops / matmul_bytes))  # fmt: skip
+    for name, flops in peaks.items():
+        print(text["ridge"].format(name=text[name], intensity=flops / bandwidth))
+
+
 # --8<-- [end:intensity]
+
+if __name__ == "__main__":
+    show_intensity()

@@ -1,5 +1,8 @@
 """Chapter "Performance": count the bytes each RoPE formulation writes (machine-independent).
 
+Functions named ``show_*`` print with labels in the reader's language (``lang="en"`` or
+``"zh"``); each page calls them in a one-line block.
+
 Run it: python snippets/performance/traffic.py
 """
 
@@ -48,17 +51,34 @@ for name, fn in [
     with BytesWritten() as counter:
         fn()
     written[name] = counter.bytes / size
-    print(f"{name:20} writes {written[name]:.2f}x the size of q")
+
+
+def show_written(lang="en"):
+    line = {"en": "{:20} writes {:.2f}x the size of q", "zh": "{:20} 写出的字节数是 q 的 {:.2f} 倍"}
+    for name, times in written.items():
+        print(line[lang].format(name, times))
+
+
 # --8<-- [end:count]
 
 # --8<-- [start:no_complex_half]
 # Half layout: pair i is (x_i, x_{i+32}). Make it a last axis of size 2 ...
 pairs = q.unflatten(-1, (2, 32)).transpose(-1, -2)  # (..., 32, 2)
-print("stride between the two numbers of a pair:", pairs.stride(-1))
 try:  # ... but a complex number needs its two parts next to each other in memory
     torch.view_as_complex(pairs)
 except RuntimeError as error:
-    print("view_as_complex:", error)
+    refused = error
+
+
+def show_no_complex(lang="en"):
+    lines = {
+        "en": ("stride between the two numbers of a pair: {}", "view_as_complex: {}"),
+        "zh": ("一对中两个数之间的 stride：{}", "view_as_complex 报错：{}"),
+    }[lang]
+    print(lines[0].format(pairs.stride(-1)))
+    print(lines[1].format(refused))
+
+
 # --8<-- [end:no_complex_half]
 
 # the page's claims: the textbook formula writes 4.5 copies, posenc 2 (half) and 1 (interleaved,
@@ -66,3 +86,7 @@ except RuntimeError as error:
 assert written["clone"] == 1.0 and written["hf_eager (half)"] == 4.5
 assert written["posenc (half)"] == 2.0
 assert 1.0 < written["posenc (interleaved)"] <= 1.0 + 1 / 64
+
+if __name__ == "__main__":
+    show_written()
+    show_no_complex()
