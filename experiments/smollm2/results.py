@@ -13,8 +13,10 @@ Schema::
     software       {python, torch, transformers}
     wall_seconds   the run (model loading included); unit_seconds: the forward passes
     rounds         {length: rounds in which every method finished that length}
-    passkey        {method: {length: {depth: {found, count, logprob}}}}: needles found out of
-                   count; logprob: mean log-probability of the five digits (null if count 0)
+    passkey        {method: {length: {depth: {found, count, digits, logprob}}}}: needles found
+                   out of count; digits: mean number of the five digits that were the most
+                   likely token; logprob: mean log-probability of the five digits (the last
+                   two null if count is 0)
     perplexity     {method: {starts, perplexity, tokens}}: at the longest length, perplexity
                    of the filler tokens whose position is in [start, start + bin)
     attention      {method: {queries, sink, entropy}}: at the longest length, for the query

@@ -191,6 +191,10 @@ def main(argv: list[str] | None = None, loaded: tuple | None = None) -> dict:
     parser.add_argument("--budget", type=float, help="minutes; default the profile's")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where finished units are kept")
     parser.add_argument(
+        "--summarise", action="store_true",
+        help="rewrite the results file from the finished units only (no forward pass)",
+    )  # fmt: skip
+    parser.add_argument(
         "--threads", type=int, default=1,
         help="torch threads (default 1: on a shared machine two threads that wait for each "
         "other at every operation were twice as slow as one)",
@@ -204,11 +208,17 @@ def main(argv: list[str] | None = None, loaded: tuple | None = None) -> dict:
     torch.manual_seed(cfg["seed"])
     torch.set_num_threads(args.threads)
     started = time.time()
-    if loaded is None:
-        print(f"loading {smol.GGUF} ...", flush=True)
-        loaded = smol.load()
-    model, tokenizer = loaded
-    smol.enable_probes(model)
+    if args.summarise:
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(smol.model_folder(), gguf_file=smol.GGUF)
+        model = None
+    else:
+        if loaded is None:
+            print(f"loading {smol.GGUF} ...", flush=True)
+            loaded = smol.load()
+        model, tokenizer = loaded
+        smol.enable_probes(model)
     text = TEXT.read_text(encoding="utf-8")
     filler = encode(tokenizer, text)
     text_hash = hashlib.sha256(text.encode()).hexdigest()
@@ -221,6 +231,8 @@ def main(argv: list[str] | None = None, loaded: tuple | None = None) -> dict:
         file = folder / f"r{r}-{length}-{method}.json"
         if file.is_file():
             done[(r, length, method)] = json.loads(file.read_text())
+            continue
+        if args.summarise:
             continue
         elapsed = (time.time() - started) / 60
         expected = max(seconds.get(length, [0.0])) / 60
@@ -246,6 +258,8 @@ def main(argv: list[str] | None = None, loaded: tuple | None = None) -> dict:
         report = summarise(cfg, profile, done, started, tokenizer, filler, text_hash)
         results_file.write(report, out)
     report = summarise(cfg, profile, done, started, tokenizer, filler, text_hash)
+    if args.summarise and out.is_file():  # the run's own time, not this rewrite's
+        report["wall_seconds"] = json.loads(out.read_text(encoding="utf-8"))["wall_seconds"]
     results_file.write(report, out)
     print(f"wrote {out}")
     return report
@@ -279,17 +293,17 @@ def summarise(cfg, profile, done, started, tokenizer, filler, text_hash) -> dict
     for method in methods:
         passkey[method] = {}
         for length in lengths:
-            cells = {str(d): dict(found=0, count=0, logprob=0.0) for d in cfg["depths"]}
+            cells = {str(d): dict(found=0, count=0, digits=0.0, logprob=0.0) for d in cfg["depths"]}
             for r in complete[length]:
                 for needle in unit(r, length, method)["needles"]:
                     cell = cells[str(needle["depth"])]
                     cell["found"] += needle["found"]
                     cell["count"] += 1
+                    cell["digits"] += needle["digits_right"]
                     cell["logprob"] += needle["logprob"]
             for cell in cells.values():
-                cell["logprob"] = (
-                    round(cell["logprob"] / cell["count"], 3) if cell["count"] else None
-                )
+                for key in ("digits", "logprob"):  # means over the needles
+                    cell[key] = round(cell[key] / cell["count"], 3) if cell["count"] else None
             passkey[method][str(length)] = cells
     perplexity, attention = {}, {}
     rounds = complete[longest]
