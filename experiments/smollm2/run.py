@@ -179,6 +179,9 @@ def units(cfg) -> list[tuple[int, int, str]]:
 
 
 def fingerprint(cfg, text_hash: str) -> str:
+    """What the kept units depend on: the profile (not its time budget), the text, the
+    methods and the prompt."""
+    cfg = {key: value for key, value in cfg.items() if key != "budget"}
     parts = json.dumps([cfg, text_hash, smol.methods(cfg["trained"]), NEEDLE, QUESTION, INTRO])
     return hashlib.sha256(parts.encode()).hexdigest()[:12]
 
