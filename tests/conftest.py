@@ -76,6 +76,7 @@ LONGEST_FIRST = (
     "tests/browser/test_browser_screenshots.py",  # ~25
     "tests/browser/test_explorer.py",  # ~20
     "tests/browser/test_explorer_model.py",  # ~50: every released config, picked and compared
+    "tests/chapters/test_real_model_extrapolation.py",  # ~45: loads SmolLM2, quick profile
     "tests/site/test_snippets.py",  # ~40: every figure drawn again
     "tests/lib/test_attention.py",  # ~40: FlexAttention compiled
     "tests/site/test_codeblocks.py",  # ~40: every block of every page
