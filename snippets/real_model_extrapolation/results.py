@@ -172,17 +172,23 @@ assert all(ppl("none", i) <= 1.05 * min(ppl(n, i) for n in KEEP_FAST) for i in (
 assert ppl("none", 3) > 1.5 * max(ppl(n, 3) for n in KEEP_FAST)
 assert ppl("none", 4) > 10 * max(ppl(n, 4) for n in KEEP_FAST)
 assert ppl("none", 5) > 10 * max(ppl(n, 5) for n in KEEP_FAST)
-# ... and at 16384 it finds no needle and barely a digit, inside 8192 as many as the others
-assert found(report, "none", longest)[0] == 0 and digits("none", longest) < 0.5  # guessing
+# ... and at 16384 it finds no needle and gets fewer digits right than uniform guessing
+# would (0.5 of 5), none at all at depths 0.1 to 0.5; inside 8192 as many as the others
+assert found(report, "none", longest)[0] == 0 and digits("none", longest) < 0.5
+assert all(report["passkey"]["none"][str(longest)][d]["digits"] == 0 for d in ("0.1", "0.3", "0.5"))
 assert all(digits("none", n) >= 3.5 for n in inside)
 # the four that keep the fast pairs: close to each other at every span, and cost little
 # below 8192 (within 10 % of plain RoPE's perplexity)
 for i in range(len(SPANS)):
     assert max(ppl(n, i) for n in KEEP_FAST) < 1.15 * min(ppl(n, i) for n in KEEP_FAST)
 assert all(ppl(n, i) < 1.1 * ppl("none", i) for n in KEEP_FAST for i in (0, 1))
-# ... and they still read the digits at 16384, though they find fewer needles than at 2048
+# ... and they still get digits right at 16384; they find fewer needles there than at 2048,
+# but each 16384 interval overlaps the 2048 one: two inputs cannot show a drop
 assert all(digits(n, longest) > 2 for n in KEEP_FAST)
-assert all(found(report, n, longest)[0] < found(report, n, 2048)[0] for n in KEEP_FAST)
+assert all(found(report, n, longest)[0] <= found(report, n, 2048)[0] for n in KEEP_FAST)
+assert all(
+    wilson(*found(report, n, longest))[1] > wilson(*found(report, n, 2048))[0] for n in KEEP_FAST
+)
 # even inside its trained length the model misses some of the five needles, every method
 assert all(found(report, m, n)[0] < found(report, m, n)[1] for m in LABELS for n in inside)
 # the deepest needle at 16384 (about 14 700 tokens back) is the one least often found
@@ -190,13 +196,20 @@ by_depth = {
     d: sum(report["passkey"][m][str(longest)][str(d)]["found"] for m in LABELS)
     for d in config["depths"]
 }
-assert by_depth[0.1] == min(by_depth.values()) < max(by_depth.values())
-# plain RoPE grows more from 8-10k to 14-16k than chapter 8's RoPE from 128 to 1024
-from experiments.extrapolation.results import load as load_toy
+assert by_depth[0.1] == min(by_depth.values()) == 0 < max(by_depth.values())
 
-toy = load_toy("full")["results"]["rope"]["perplexity"]
-assert ppl("none", 5) / ppl("none", 2) > toy["1024"] / toy["128"]
-# YaRN's temperature: the sharpest attention (lowest entropy) of all methods in every span
+
+def found_at(length, depth, methods=LABELS):
+    return sum(report["passkey"][m][str(length)][str(depth)]["found"] for m in methods)
+
+
+# far needles are missed inside the trained length too: at 8192 no method finds a needle at
+# depth 0.1 or 0.3 (about 7400 and 5700 tokens back)
+assert found_at(8192, 0.1) == found_at(8192, 0.3) == 0
+# at 16384, 8 of the 10 needles the four scalings find are at depth 0.5 or later
+finds = {d: found_at(longest, d, KEEP_FAST) for d in config["depths"]}
+assert sum(finds.values()) == 10 and sum(k for d, k in finds.items() if d >= 0.5) == 8
+# YaRN: the sharpest attention (lowest entropy) of all methods in every span
 for a, b in QUERY_SPANS:
     entropy = {n: attention_between(n, "entropy", a, b) for n in LABELS}
     assert min(entropy, key=entropy.get) == "yarn"
