@@ -331,14 +331,19 @@ def _uses_rope(config: Mapping[str, Any], layers: int, family: _RopeFamily) -> l
     if not flags:  # transformers: None or [] means "derive it from the interval"
         interval = _int_field(config, "no_rope_layer_interval", default=4)
         return [bool((i + 1) % interval) for i in range(layers)]
-    if isinstance(flags, str | bytes) or not isinstance(flags, Sequence):
-        raise TypeError(f"config['no_rope_layers'] must be a list of 0 and 1, got {_given(flags)}")
-    if len(flags) != layers:
+    return _per_layer("no_rope_layers", flags, layers, "a list of 0 and 1")
+
+
+def _per_layer(key: str, value: object, layers: int, kind: str) -> list:
+    """``config[key]`` as a list with one entry per layer: refused, not truncated, otherwise."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise TypeError(f"config['{key}'] must be {kind}, got {_given(value)}")
+    if len(value) != layers:
         raise ValueError(
-            f"config['no_rope_layers'] must have one entry per layer ({layers}, "
-            f"num_hidden_layers), got {len(flags)}"
+            f"config['{key}'] must have one entry per layer ({layers}, num_hidden_layers), "
+            f"got {len(value)}"
         )
-    return list(flags)
+    return list(value)
 
 
 def _layer_types(
@@ -346,14 +351,7 @@ def _layer_types(
 ) -> list[str]:
     given = config.get("layer_types")
     if given is not None:
-        if isinstance(given, str | bytes) or not isinstance(given, Sequence):
-            raise TypeError(f"config['layer_types'] must be a list of strings, got {_given(given)}")
-        if len(given) != layers:
-            raise ValueError(
-                f"config['layer_types'] must have one entry per layer ({layers}, "
-                f"num_hidden_layers), got {len(given)}"
-            )
-        return list(given)
+        return _per_layer("layer_types", given, layers, "a list of strings")
     if family.layer_types == "chunked":
         return _chunked(config, layers, [bool(flag) for flag in uses_rope])
     return _LAYER_TYPE_RULES[family.layer_types](config, layers)

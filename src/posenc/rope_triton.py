@@ -147,7 +147,7 @@ def rotate_qk(
             device the kernel does not run on (see `runs_on`).
     """
     check_choice("layout", layout, LAYOUTS)
-    _check_inputs(q, k)
+    _check_inputs(("q", q), ("k", k))
     batch, heads_q, seq, head_dim = q.shape
     if (k.shape[0], k.shape[2], k.shape[3]) != (batch, seq, head_dim):
         raise ValueError(
@@ -185,7 +185,7 @@ def rotate(
     the result rounded once to ``x``'s dtype.
     """
     check_choice("layout", layout, LAYOUTS)
-    _check_inputs(x, x)
+    _check_inputs(("x", x))
     if cos.requires_grad or sin.requires_grad:
         raise ValueError(
             "cos and sin must not require grad for the Triton kernel (it passes gradients to x "
@@ -247,23 +247,28 @@ def _broadcast_tables(x, cos, sin):
     return cos, sin
 
 
-def _check_inputs(q: torch.Tensor, k: torch.Tensor) -> None:
+def _check_inputs(*named: tuple[str, torch.Tensor]) -> None:
+    """Triton installed; each tensor 4-D, float32/bfloat16/float16, all one dtype, on a device
+    the kernel runs on. ``named`` gives each tensor with the argument name an error shows."""
     if triton is None:
         raise RuntimeError(
             "posenc.rope_triton needs Triton: pip install triton (on a machine without a GPU, "
             "set TRITON_INTERPRET=1 before importing posenc to run it on the CPU)"
         )
-    check_floating("q", q, ndim=4)
-    check_floating("k", k, ndim=4)
-    if q.dtype not in (torch.float32, torch.bfloat16, torch.float16) or k.dtype != q.dtype:
+    for name, tensor in named:
+        check_floating(name, tensor, ndim=4)
+    names = " and ".join(name for name, _ in named)
+    dtypes = [tensor.dtype for _, tensor in named]
+    if dtypes[0] not in (torch.float32, torch.bfloat16, torch.float16) or len(set(dtypes)) > 1:
         raise TypeError(
-            "q and k must both be float32, bfloat16 or float16 (the same), "
-            f"got {q.dtype} and {k.dtype}"
+            f"{names} must be float32, bfloat16 or float16 (the same), got "
+            + " and ".join(str(dtype) for dtype in dtypes)
         )
-    if not runs_on(q.device):
+    first_name, first = named[0]
+    if not runs_on(first.device):
         raise ValueError(
-            f"q must be on a CUDA device for the Triton kernel, got {q.device} (set "
-            "TRITON_INTERPRET=1 before importing posenc to run it in Triton's interpreter)"
+            f"{first_name} must be on a CUDA device for the Triton kernel, got {first.device} "
+            "(set TRITON_INTERPRET=1 before importing posenc to run it in Triton's interpreter)"
         )
 
 

@@ -23,7 +23,7 @@ import torch
 
 import posenc
 from tests.browser import sitepages
-from tests.browser.browsing import Watch, new_context
+from tests.browser.browsing import FrontPages, Watch, new_context
 from tools import layout
 
 pytestmark = pytest.mark.browser
@@ -34,25 +34,13 @@ RTOL = 1e-6  # float32 numbers: relative
 ATOL_SCORE = 1e-6  # scores in [-1, 1]: absolute
 
 
-class _FrontPages(dict):
-    """The explorer pages by language; the one a test takes is brought to the front first.
-    Chromium runs a page behind another of the same window at background pace (its timers
-    and animation frames about once a second): each control set and each redraw waited ~1 s,
-    3 s a test."""
-
-    def __getitem__(self, lang):
-        page = super().__getitem__(lang)
-        page.bring_to_front()
-        return page
-
-
 @pytest.fixture(scope="module")
 def explorer(context):
     """One loaded explorer page per language, shared by the numeric tests of this module
     (each test sets every control it depends on)."""
     if not EXPLORER.file.is_file():
         pytest.fail(f"{EXPLORER.file} is missing: the explorer page was not built")
-    pages = _FrontPages()
+    pages = FrontPages()
     for lang in LANGS:
         page = context.new_page()
         page.watch = Watch(page)

@@ -25,7 +25,7 @@ import torch
 import posenc
 from posenc.describe import released_config, released_configs
 from tests.browser import sitepages
-from tests.browser.browsing import Watch
+from tests.browser.browsing import FrontPages, Watch
 from tests.lib.test_describe import BAD, _tiny
 
 pytestmark = pytest.mark.browser
@@ -53,21 +53,11 @@ def open_panel(page) -> None:
     page.wait_for_function(DRAWN_JS, arg=PANEL)
 
 
-class _FrontPages(dict):
-    """One page per language; the one a test takes is brought to the front (a page behind
-    another runs its timers and animation frames at background pace)."""
-
-    def __getitem__(self, lang):
-        page = super().__getitem__(lang)
-        page.bring_to_front()
-        return page
-
-
 @pytest.fixture(scope="module")
 def explorer(context):
     if not EXPLORER.file.is_file():
         pytest.fail(f"{EXPLORER.file} is missing: the explorer page was not built")
-    pages = _FrontPages()
+    pages = FrontPages()
     for lang in LANGS:
         page = context.new_page()
         page.watch = Watch(page)

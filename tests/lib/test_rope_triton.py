@@ -222,6 +222,12 @@ def test_auto_kernel_is_eager_on_cpu_and_triton_on_cuda(device):
     assert torch.equal(default, eager if device == "cpu" else triton_)
 
 
+def test_apply_rotary_with_the_kernel_names_x_in_its_errors():
+    x, table = torch.randn(1, 1, 2, 4, dtype=torch.float64), torch.ones(2, 4)
+    with pytest.raises(TypeError, match="^x must be float32, bfloat16 or float16"):
+        posenc.apply_rotary(x, table, table, kernel="triton")
+
+
 def test_tables_that_require_grad_are_refused_by_the_kernel():
     x, table = torch.randn(1, 1, 2, 4), torch.ones(2, 4, requires_grad=True)
     with pytest.raises(ValueError, match="kernel='eager'"):
