@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import datetime as _dt
+import functools
 import json
 import math
 import os
@@ -246,6 +247,28 @@ def _materialised_alibi_attention(q, k, v, slopes):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
 
 
+@functools.cache
+def _compiled_flex():
+    from torch.nn.attention.flex_attention import flex_attention
+
+    return torch.compile(flex_attention)  # one for every length: dynamic once a length changes
+
+
+def direct_flex_alibi(seq: int, slopes: torch.Tensor, device: str) -> Callable:
+    """FlexAttention as a user would call it by hand for causal ALiBi: compiled, the block mask
+    built once for this length (outside the timed call), ``score_mod`` adding m_h·(j − i)."""
+    from torch.nn.attention.flex_attention import create_block_mask
+
+    def causal(batch, head, q_index, k_index):
+        return k_index <= q_index
+
+    def alibi(score, batch, head, q_index, k_index):
+        return score + slopes[head] * (k_index - q_index)
+
+    block_mask = create_block_mask(causal, None, None, seq, seq, device=device)
+    return lambda q, k, v: _compiled_flex()(q, k, v, score_mod=alibi, block_mask=block_mask)
+
+
 def alibi_peak_bytes(
     impl: str, batch: int, heads: int, seq: int, head_dim: int, element: int
 ) -> int:
@@ -269,7 +292,17 @@ def alibi_peak_bytes(
     if impl == "flex":  # the block mask: four int32 (L/128)² tables and their transposes
         tiles = -(-seq // 128)
         return 8 * tiles * tiles * 4 + output
-    raise ValueError(f"impl must be one of no_bias, materialised, broadcast, flex, got {impl!r}")
+    if impl == "flex_direct":  # its block mask is built before the timed calls (L² booleans)
+        return seq * seq + output
+    raise ValueError(
+        f"impl must be one of no_bias, materialised, broadcast, flex, flex_direct, got {impl!r}"
+    )
+
+
+# "flex_direct" is no posenc code: FlexAttention called directly, compiled, with the ALiBi
+# score_mod and a causal block mask built once by `create_block_mask` before the timed calls.
+# It is the yardstick of posenc's flex path (issue 27: within 1.15x of it at L >= 1024).
+ALIBI_IMPLS = ("no_bias", "broadcast", "materialised", "flex", "flex_direct")
 
 
 def plan_alibi(cfg: dict, device: str, memory_bytes: int | None) -> list[dict]:
@@ -283,13 +316,13 @@ def plan_alibi(cfg: dict, device: str, memory_bytes: int | None) -> list[dict]:
     rows = []
     for seq in cfg["alibi_seq"]:
         inputs = 3 * batch * heads * seq * head_dim * element
-        for impl in ("no_bias", "broadcast", "materialised", "flex"):
+        for impl in ALIBI_IMPLS:
             peak = alibi_peak_bytes(impl, batch, heads, seq, head_dim, element)
             bias = {"materialised": batch, "broadcast": 1}.get(impl, 0) * heads * seq * seq
             reason = None
-            if impl == "flex" and not flex_ok:
+            if impl.startswith("flex") and not flex_ok:
                 reason = "FlexAttention missing"
-            elif impl == "flex" and device != "cuda" and seq > cfg["flex_cpu_max_seq"]:
+            elif impl.startswith("flex") and device != "cuda" and seq > cfg["flex_cpu_max_seq"]:
                 reason = (
                     f"compiled FlexAttention on CPU is slow: only up to L={cfg['flex_cpu_max_seq']}"
                 )
@@ -353,18 +386,22 @@ def bench_alibi(cfg: dict, device: str, out: dict) -> None:
             "materialised": batch * heads * seq * seq * element,
             "broadcast": heads * seq * seq * element,
             "flex": 0,
+            "flex_direct": 0,
         }
         every = {
             "no_bias": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
             "broadcast": lambda: posenc.attention(q, k, v, alibi_slopes=slopes, backend="sdpa"),
             "materialised": lambda: _materialised_alibi_attention(q, k, v, slopes),
             "flex": lambda: posenc.attention(q, k, v, alibi_slopes=slopes, backend="flex"),
+            "flex_direct": lambda: direct(q, k, v),
         }
         candidates = {}
         for row in plan:
             if row["seq_len"] != seq:
                 continue
             if row["skip"] is None:
+                if row["impl"] == "flex_direct":
+                    direct = direct_flex_alibi(seq, slopes.float(), device)
                 candidates[row["impl"]] = every[row["impl"]]
             else:
                 out["skipped"].append(
@@ -425,11 +462,55 @@ def bench_alibi(cfg: dict, device: str, out: dict) -> None:
             out["results"].append(row)
 
 
-def _sinusoidal_reference(n: int, dim: int) -> torch.Tensor:
+def bench_decode(cfg: dict, device: str, out: dict) -> None:
+    """One decoding step with ALiBi: one query against ``seq_len`` cached keys. ``posenc`` is
+    ``backend="auto"`` (SDPA there: its bias is only heads × keys), ``flex`` the FlexAttention
+    path auto avoids for one query, ``no_bias`` SDPA without any bias (the floor)."""
+    dtype = cfg["alibi_dtype"]
+    heads, head_dim = cfg["alibi_heads"], cfg["alibi_head_dim"]
+    slopes = posenc.alibi_slopes(heads, device=device)
+    for seq in cfg["decode_seq"]:
+        gen = torch.Generator(device="cpu").manual_seed(0)
+        q = torch.randn(1, heads, 1, head_dim, generator=gen).to(device, dtype)
+        k, v = (torch.randn(1, heads, seq, head_dim, generator=gen).to(device, dtype)
+                for _ in range(2))  # fmt: skip
+        candidates = {
+            "no_bias": lambda: F.scaled_dot_product_attention(q, k, v),
+            "posenc": lambda: posenc.attention(q, k, v, alibi_slopes=slopes),
+            "flex": lambda: posenc.attention(q, k, v, alibi_slopes=slopes, backend="flex"),
+        }
+        if device != "cuda":
+            del candidates["flex"]  # compiled FlexAttention on CPU: chapter 6's numbers
+        reference = posenc.attention(q, k, v, alibi_slopes=slopes, backend="sdpa").float()
+        tol = 1e-4 if dtype == torch.float32 else 3e-2
+        for name in ("posenc", "flex"):
+            if name in candidates:
+                got = candidates[name]().float()
+                if not torch.allclose(got, reference, atol=tol, rtol=tol):
+                    raise AssertionError(f"alibi decoding {name} at {seq} keys disagrees")
+        print(f"alibi_decode {device} keys={seq} ...", file=sys.stderr, flush=True)
+        stats = time_interleaved(
+            candidates,
+            floor="no_bias",
+            rounds=cfg["alibi_rounds"] * 5,
+            warmup=cfg["warmup"],
+            device=device,
+        )
+        for name, s in stats.items():
+            out["results"].append({
+                "bench": "alibi_decode", "device": device,
+                "dtype": str(dtype).removeprefix("torch."), "shape": [1, heads, seq, head_dim],
+                "seq_len": seq, "impl": name, "floor": "no_bias", **s,
+            })  # fmt: skip
+
+
+def _sinusoidal_reference(n: int, dim: int, device: str = "cpu") -> torch.Tensor:
     """The common tutorial version: fill even columns with sin, odd with cos."""
-    position = torch.arange(n).float()[:, None]
-    inv_freq = torch.exp(torch.arange(0, dim, 2).float() * (-math.log(10000.0) / dim))
-    table = torch.zeros(n, dim)
+    position = torch.arange(n, device=device).float()[:, None]
+    inv_freq = torch.exp(
+        torch.arange(0, dim, 2, device=device).float() * (-math.log(10000.0) / dim)
+    )
+    table = torch.zeros(n, dim, device=device)
     table[:, 0::2] = torch.sin(position * inv_freq)
     table[:, 1::2] = torch.cos(position * inv_freq)
     return table
@@ -455,7 +536,7 @@ def bench_sinusoidal(cfg: dict, device: str, out: dict) -> None:
         candidates = {
             "fill": lambda: torch.full((n, dim), 1.0, device=device),
             "posenc": lambda: posenc.sinusoidal(n, dim, device=device),
-            "slice_assign": lambda: _sinusoidal_reference(n, dim).to(device),
+            "slice_assign": lambda: _sinusoidal_reference(n, dim, device),
         }
         stats = time_interleaved(
             candidates,
@@ -489,6 +570,7 @@ def config(device: str, smoke: bool, compile_: bool) -> dict:
             rope_seq=[16, 32],
             alibi_dtype=torch.float32, alibi_batch=1, alibi_heads=2, alibi_head_dim=8,
             alibi_seq=[16, 32], alibi_rounds=3, alibi_materialise_limit=2**30, flex_cpu_max_seq=16,
+            decode_seq=[32],
             sin_dim=8, sin_seq=[16, 32], rounds=lambda numel: 3, warmup=1, compile=False,
             memory_fraction=0.8,
         )  # fmt: skip
@@ -496,7 +578,8 @@ def config(device: str, smoke: bool, compile_: bool) -> dict:
         return dict(
             rope_dtype=torch.bfloat16, rope_batch=8, rope_heads=32, rope_head_dim=128,
             rope_seq=[1024, 2048, 4096], alibi_dtype=torch.bfloat16, alibi_batch=1, alibi_heads=32,
-            alibi_head_dim=128, alibi_seq=[8192, 16384, 32768], alibi_rounds=10,
+            alibi_head_dim=128, alibi_seq=[1024, 4096, 8192, 16384, 32768], alibi_rounds=10,
+            decode_seq=[1024, 4096, 32768],
             alibi_materialise_limit=24 * 2**30, flex_cpu_max_seq=0, sin_dim=1024,
             sin_seq=[4096, 32768, 131072], rounds=lambda numel: 50, warmup=5, compile=compile_,
             memory_fraction=0.8,  # of the card: the allocator's cache and the CUDA context
@@ -505,6 +588,7 @@ def config(device: str, smoke: bool, compile_: bool) -> dict:
         rope_dtype=torch.float32, rope_batch=4, rope_heads=16, rope_head_dim=64,
         rope_seq=[256, 512, 1024, 2048], alibi_dtype=torch.float32, alibi_batch=2,
         alibi_heads=8, alibi_head_dim=64, alibi_seq=[128, 256, 512, 1024], alibi_rounds=7,
+        decode_seq=[],  # on a CPU auto always takes SDPA: decoding is timed where it chooses
         alibi_materialise_limit=2**30, flex_cpu_max_seq=256, sin_dim=256,
         sin_seq=[1024, 4096, 16384],
         # ~4M elements (16 MiB) per tensor at the target size: 61 rounds there, fewer above
@@ -608,6 +692,42 @@ def rope_targets(results: dict) -> list[dict]:
     return found
 
 
+def alibi_targets(results: dict) -> list[dict]:
+    """Issue 27's ALiBi targets read off CUDA results (none from a CPU's):
+
+    - ``flex``: posenc's flex path within 1.15x of FlexAttention called directly with a
+      prebuilt block mask (``flex_direct``), by median time, at every length >= 1024;
+    - ``no_square``: no (L, L) tensor on the flex path: its measured peak above the inputs is
+      under one L² of booleans (the smallest (L, L) tensor there is);
+    - ``decode``: a decoding step with ``backend="auto"`` at the longest cache measured within
+      2x of SDPA without bias."""
+    found = []
+    cuda = dict(device="cuda")
+    for row in results_file.rows(results, bench="alibi", impl="flex", **cuda):
+        seq = row["seq_len"]
+        direct = results_file.rows(results, bench="alibi", impl="flex_direct", seq_len=seq, **cuda)
+        if direct and seq >= 1024:
+            slower = row["median_ms"] / direct[0]["median_ms"]
+            found.append(dict(target="flex", seq_len=seq, value=slower, met=slower <= 1.15))
+        if "peak_extra_bytes" in row:
+            square = seq * seq
+            found.append(dict(target="no_square", seq_len=seq, value=row["peak_extra_bytes"],
+                              met=row["peak_extra_bytes"] < square))  # fmt: skip
+    decode = results_file.rows(results, bench="alibi_decode", impl="posenc", **cuda)
+    if decode:
+        longest = max(decode, key=lambda r: r["seq_len"])
+        found.append(dict(target="decode", seq_len=longest["seq_len"], value=longest["ratio"],
+                          met=longest["ratio"] <= 2))  # fmt: skip
+    return found
+
+
+ALIBI_TARGET_WORDS = {
+    "flex": "posenc flex {value:5.2f}x FlexAttention called directly (<= 1.15)",
+    "no_square": "posenc flex peak extra {mib:.0f} MiB (< one L x L bool tensor)",
+    "decode": "decoding, auto {value:5.2f}x SDPA without bias (<= 2)",
+}
+
+
 def targets(results: dict) -> str:
     """The targets as lines of text (reported, never asserted: timings depend on the machine)."""
     lines = ["", "targets"]
@@ -634,6 +754,9 @@ def targets(results: dict) -> str:
                 f"  alibi {row['device']} L={row['seq_len']} {row['impl']:12s} "
                 f"{row['ratio']:5.2f}x no-bias attention{mem}"
             )
+    for t in alibi_targets(results):
+        words = ALIBI_TARGET_WORDS[t["target"]].format(value=t["value"], mib=t["value"] / 2**20)
+        lines.append(f"  alibi cuda L={t['seq_len']:<6} {words}: {_met(t['met'])}")
     return "\n".join(lines)
 
 
@@ -682,7 +805,12 @@ def run(
     }  # fmt: skip
     # eager FlexAttention on CPU warns that it is unfused: that is what we measure there
     warnings.filterwarnings("ignore", message="flex_attention called without torch.compile")
-    benches = {"rope": bench_rope, "alibi": bench_alibi, "sinusoidal": bench_sinusoidal}
+    benches = {
+        "rope": bench_rope,
+        "alibi": bench_alibi,
+        "alibi_decode": bench_decode,
+        "sinusoidal": bench_sinusoidal,
+    }
     for device in devices:
         if device == "cuda" and not torch.cuda.is_available():
             results["skipped"].append(
@@ -713,7 +841,9 @@ def main(argv: list[str] | None = None) -> int:
         "--smoke", action="store_true", help="tiny sizes, no compile: check that it runs"
     )
     parser.add_argument("--device", choices=["cpu", "cuda", "all"], default="all")
-    parser.add_argument("--only", default=None, help="comma-separated: rope,alibi,sinusoidal")
+    parser.add_argument(
+        "--only", default=None, help="comma-separated: rope,alibi,alibi_decode,sinusoidal"
+    )
     parser.add_argument(
         "--no-compile", action="store_true", help="skip the torch.compile candidate"
     )

@@ -11,9 +11,9 @@
     allocator      which allocator the run used
     load_average   {start, end}: the 1-minute load average around the run
     results        one row per (benchmark, layout, length, implementation):
-                   {bench: "rope" | "alibi" | "sinusoidal", device, dtype, shape, seq_len, impl,
-                    floor, median_ms, q1_ms, q3_ms, ratio, [layout], [gb_per_s], [bytes_moved],
-                    [bias_bytes], [peak_extra_bytes]}
+                   {bench: "rope" | "alibi" | "alibi_decode" | "sinusoidal", device, dtype, shape,
+                    seq_len, impl, floor, median_ms, q1_ms, q3_ms, ratio, [layout], [gb_per_s],
+                    [bytes_moved], [bias_bytes], [peak_extra_bytes]}
     skipped        what did not run, and why
 
 ``ratio`` is the median over rounds of an implementation's time divided by the time of the

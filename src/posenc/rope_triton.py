@@ -272,9 +272,14 @@ def _check_inputs(*named: tuple[str, torch.Tensor]) -> None:
         )
 
 
-def _launch(q, k, layout, positions=None, inv_freq=None, *, attention_factor=1.0, tables=None):
+def _launch(
+    q, k, layout, positions=None, inv_freq=None, *, attention_factor=1.0, tables=None,
+    block_h=None, num_warps=None,
+):  # fmt: skip
     """One launch over every token: a program per (token, block of heads) of q, then of k.
-    With ``tables`` the angles are read from them, else computed from ``positions``."""
+    With ``tables`` the angles are read from them, else computed from ``positions``.
+    ``block_h`` (heads per program) and ``num_warps`` override the defaults, for
+    ``benchmarks/rope_tiles.py``'s sweep."""
     q_out = torch.empty_like(q, memory_format=torch.contiguous_format)
     k_out = torch.empty_like(k, memory_format=torch.contiguous_format)
     if q.numel() + k.numel() == 0:
@@ -284,7 +289,8 @@ def _launch(q, k, layout, positions=None, inv_freq=None, *, attention_factor=1.0
     pairs = inv_freq.shape[0] if tables is None else tables[0].shape[-1] // 2
     # heads per program: 8 at most (untuned; a first probe on an H100 saw 88-89 % of a copy
     # whatever its tile), fewer for models with fewer heads so that no lane idles
-    block_h = min(8, triton.next_power_of_2(max(heads_q, heads_k)))
+    if block_h is None:
+        block_h = min(8, triton.next_power_of_2(max(heads_q, heads_k)))
     if tables is None:
         cos = sin = inv_freq  # not read: the angles come from positions and inv_freq
         table_strides = (0, 0, 0, 0)
@@ -304,6 +310,7 @@ def _launch(q, k, layout, positions=None, inv_freq=None, *, attention_factor=1.0
         TABLES=tables is not None,
         BLOCK_H=block_h, BLOCK_P=triton.next_power_of_2(pairs),
         BLOCK_REST=triton.next_power_of_2(head_dim - 2 * pairs) if head_dim > 2 * pairs else 0,
+        **({} if num_warps is None else {"num_warps": num_warps}),
     )  # fmt: skip
     return q_out, k_out
 

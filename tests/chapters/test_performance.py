@@ -12,8 +12,9 @@ import pytest
 import torch
 
 import posenc
-from benchmarks import bench
+from benchmarks import bench, rope_tiles
 from benchmarks import results as results_file
+from posenc import rope_triton
 
 
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
@@ -60,6 +61,50 @@ def test_each_rope_target_is_judged_on_its_own() -> None:
     assert found["half", "posenc"]["speedup"] == pytest.approx(2.0)
 
 
+def test_alibi_targets_read_the_cuda_rows() -> None:
+    """Issue 27's ALiBi targets from CUDA rows: flex against FlexAttention called directly by
+    median time (1.15x is the line), its peak against one L×L bool tensor, decoding at the
+    longest cache against SDPA without bias; CPU rows are not judged."""
+
+    def row(bench, impl, seq, ms, ratio=1.0, device="cuda", **extra):
+        return dict(bench=bench, impl=impl, seq_len=seq, median_ms=ms, ratio=ratio,
+                    device=device, **extra)  # fmt: skip
+
+    rows = [
+        row("alibi", "flex", 1024, 1.10, peak_extra_bytes=1024 * 1024 - 1),
+        row("alibi", "flex_direct", 1024, 1.0),
+        row("alibi", "flex", 4096, 1.20, peak_extra_bytes=4096 * 4096),
+        row("alibi", "flex_direct", 4096, 1.0),
+        row("alibi", "flex", 512, 9.0),  # below 1024: not judged
+        row("alibi", "flex_direct", 512, 1.0),
+        row("alibi", "flex", 1024, 9.0, device="cpu"),
+        row("alibi", "flex_direct", 1024, 1.0, device="cpu"),
+        row("alibi_decode", "posenc", 1024, 0.1, ratio=5.0),
+        row("alibi_decode", "posenc", 32768, 0.3, ratio=1.9),
+    ]
+    found = {(t["target"], t["seq_len"]): t["met"] for t in bench.alibi_targets({"results": rows})}
+    assert found == {
+        ("flex", 1024): True,
+        ("no_square", 1024): True,
+        ("flex", 4096): False,
+        ("no_square", 4096): False,
+        ("decode", 32768): True,
+    }
+
+
+@pytest.mark.skipif(
+    not rope_triton.runs_on(torch.device("cpu")),
+    reason="Triton runs on a CPU only in its interpreter (TRITON_INTERPRET=1, set without a GPU)",
+)
+def test_rope_tile_sweep_checks_every_tile() -> None:
+    """The tile sweep (run on a GPU by benchmarks/gpu_check.sh) times every tile that fits the
+    heads, each checked against the eager rotation first (here under Triton's interpreter)."""
+    found = rope_tiles.sweep(1, device="cpu", shape=(1, 2, 3, 8))
+    tiles = {(r["layout"], r["tile"]) for r in found["results"]}
+    expected = {f"{h}x{w}" for h in (1, 2) for w in rope_tiles.WARPS} | {"copy"}
+    assert tiles == {(layout, t) for layout in ("half", "interleaved") for t in expected}
+
+
 def test_smoke_run_writes_valid_json(tmp_path: Path, capsys) -> None:
     out = tmp_path / "smoke.json"
     assert bench.main(["--smoke", "--device", "cpu", "--out", str(out)]) == 0
@@ -68,7 +113,7 @@ def test_smoke_run_writes_valid_json(tmp_path: Path, capsys) -> None:
     assert set(results["load_average"]) == {"start", "end"}
     assert {"cpu", "torch", "torch_threads"} <= set(results["machine"])
     rows = results["results"]
-    assert {r["bench"] for r in rows} == {"rope", "alibi", "sinusoidal"}
+    assert {r["bench"] for r in rows} == {"rope", "alibi", "alibi_decode", "sinusoidal"}
     for row in rows:
         assert row["median_ms"] > 0 and row["q1_ms"] <= row["median_ms"] <= row["q3_ms"]
         assert row["ratio"] > 0
@@ -128,7 +173,7 @@ def test_cuda_plan_fits_an_80_gb_card() -> None:
             assert row["peak_bytes"] <= 0.8 * card, row
         else:
             assert "GiB" in row["skip"], row
-        if row["impl"] in ("flex", "no_bias"):
+        if row["impl"] in ("flex", "flex_direct", "no_bias"):
             assert row["skip"] is None, row
     longest = [row for row in plan if row["seq_len"] == max(cfg["alibi_seq"])]
     assert {row["impl"] for row in longest if row["skip"]} == {"broadcast", "materialised"}
