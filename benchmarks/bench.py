@@ -465,7 +465,9 @@ def bench_alibi(cfg: dict, device: str, out: dict) -> None:
 def bench_decode(cfg: dict, device: str, out: dict) -> None:
     """One decoding step with ALiBi: one query against ``seq_len`` cached keys. ``posenc`` is
     ``backend="auto"`` (SDPA there: its bias is only heads × keys), ``flex`` the FlexAttention
-    path auto avoids for one query, ``no_bias`` SDPA without any bias (the floor)."""
+    path auto avoids for one query, ``no_bias`` SDPA without any bias (the floor). Every call
+    here has the same cache length, so ``flex`` reuses its block mask; in a decoding loop the
+    length grows by one a step and each step builds a new one (host time ``flex`` saves here)."""
     dtype = cfg["alibi_dtype"]
     heads, head_dim = cfg["alibi_heads"], cfg["alibi_head_dim"]
     slopes = posenc.alibi_slopes(heads, device=device)

@@ -1,10 +1,10 @@
-"""How posenc's Triton RoPE kernel's tile changes its speed: heads per program × warps.
+"""How posenc's Triton RoPE kernel's tile changes its speed: heads × positions × warps.
 
     python -m benchmarks.rope_tiles --out tiles.json   # on a CUDA machine
 
 The kernel (``posenc.rope_triton``) runs one program per (token, block of heads); its default
-tile (8 heads, Triton's 4 warps) was chosen without a GPU. This sweep times every tile of
-``HEADS_PER_PROGRAM`` × ``WARPS`` at issue 27's shape, (8, 32, 4096, 128) bfloat16, q and k,
+tile was first chosen without a GPU. This sweep times every tile of ``HEADS_PER_PROGRAM`` ×
+``POSITIONS_PER_PROGRAM`` × ``WARPS`` at issue 27's shape, (8, 32, 4096, 128) bfloat16, q and k,
 both layouts, interleaved with the copy of q and k (the floor, as in ``benchmarks/bench.py``)
 and reports each tile's share of the copy's bandwidth. Every tile's result is checked against
 posenc's eager rotation first.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -25,8 +26,9 @@ from benchmarks.bench import machine_info, time_interleaved
 from posenc import rope_triton
 
 SHAPE = (8, 32, 4096, 128)
-HEADS_PER_PROGRAM = (1, 2, 4, 8, 16, 32)
-WARPS = (1, 2, 4, 8)
+HEADS_PER_PROGRAM = (1, 2, 4, 8)
+POSITIONS_PER_PROGRAM = (1, 4, 16)
+WARPS = (1, 2, 4)
 
 
 def sweep(rounds: int = 30, *, device: str = "cuda", shape: tuple = SHAPE) -> dict:
@@ -41,19 +43,23 @@ def sweep(rounds: int = 30, *, device: str = "cuda", shape: tuple = SHAPE) -> di
     for layout in posenc.rope.LAYOUTS:
         want = posenc.RotaryEmbedding(head_dim, layout=layout, kernel="eager").to(device)(q, k)
         candidates = {"copy": lambda: (q.clone(), k.clone())}
-        for block_h in (b for b in HEADS_PER_PROGRAM if b <= heads):
-            for warps in WARPS:
+        tiles = itertools.product(
+            (h for h in HEADS_PER_PROGRAM if h <= heads), POSITIONS_PER_PROGRAM, WARPS
+        )
+        for block_h, block_s, warps in tiles:
 
-                def run(block_h=block_h, warps=warps, layout=layout):
-                    return rope_triton._launch(
-                        q, k, layout, positions, inv_freq, block_h=block_h, num_warps=warps
-                    )
+            def run(block_h=block_h, block_s=block_s, warps=warps, layout=layout):
+                return rope_triton._launch(
+                    q, k, layout, positions, inv_freq,
+                    block_h=block_h, block_s=block_s, num_warps=warps,
+                )  # fmt: skip
 
-                got = run()
-                for a, b in zip(got, want, strict=True):
-                    if not torch.allclose(a.float(), b.float(), atol=2e-2, rtol=2e-2):
-                        raise AssertionError(f"tile {block_h}x{warps} {layout} disagrees")
-                candidates[f"{block_h}x{warps}"] = run
+            got = run()
+            name = f"{block_h}x{block_s}x{warps}"
+            for a, b in zip(got, want, strict=True):
+                if not torch.allclose(a.float(), b.float(), atol=2e-2, rtol=2e-2):
+                    raise AssertionError(f"tile {name} {layout} disagrees")
+            candidates[name] = run
         print(f"rope tiles {layout} ...", file=sys.stderr, flush=True)
         stats = time_interleaved(candidates, floor="copy", rounds=rounds, warmup=3, device=device)
         for name, s in stats.items():
@@ -63,7 +69,7 @@ def sweep(rounds: int = 30, *, device: str = "cuda", shape: tuple = SHAPE) -> di
         "machine": machine_info(device),
         "shape": list(shape),
         "dtype": "bfloat16",
-        "tile": "heads per program x warps",
+        "tile": "heads x positions per program x warps",
         "results": rows,
     }
 
@@ -81,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = sorted(
             (r for r in found["results"] if r["layout"] == layout), key=lambda r: -r["share"]
         )
-        print(f"\n{layout}: tile (heads x warps), share of the copy's bandwidth, median ms")
+        print(f"\n{layout}: tile (heads x positions x warps), share of copy bandwidth, median ms")
         for r in rows:
-            print(f"  {r['tile']:>6} {r['share']:6.1%} {r['median_ms']:.3f}")
+            print(f"  {r['tile']:>8} {r['share']:6.1%} {r['median_ms']:.3f}")
     return 0
 
 

@@ -88,12 +88,17 @@ def _additive_mask(
     """
     heads, q_len = q.shape[1], q.shape[2]
     mask = None
-    if alibi_slopes is not None:
+    if alibi_slopes is not None and q_len == 1:
+        # a decoding step: the one query is the last key, i = k_len − 1 >= j, so both forms are
+        # m_h·(j − i); three kernels instead of alibi_bias's dozen (per step, host time counts)
+        distance = torch.arange(1 - k_len, 1, device=q.device, dtype=torch.float32)  # j − i
+        mask = (alibi_slopes.float()[:, None] * distance)[None, :, None, :]
+    elif alibi_slopes is not None:
         # (1, heads, q, k): m_h·(j − i), or −m_h·|j − i| when not causal
         mask = alibi_bias(heads, q_len, k_len, causal=causal, slopes=alibi_slopes)[None]
     if bias is not None:
         mask = bias.float() if mask is None else mask + bias.float()
-    if causal:
+    if causal and q_len > 1:  # one query is the last position: no key lies in its future
         query_position = torch.arange(q_len, device=q.device)[:, None] + (k_len - q_len)
         future = torch.arange(k_len, device=q.device)[None, :] > query_position  # j > i
         causal_mask = torch.zeros(q_len, k_len, device=q.device).masked_fill(future, float("-inf"))

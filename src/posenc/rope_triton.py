@@ -60,16 +60,13 @@ if triton is not None:
         attention_factor,
         PAIRS: tl.constexpr, HEAD_DIM: tl.constexpr, INTERLEAVED: tl.constexpr,
         TABLES: tl.constexpr,
-        BLOCK_H: tl.constexpr, BLOCK_P: tl.constexpr, BLOCK_REST: tl.constexpr,
+        BLOCK_H: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_P: tl.constexpr,
+        BLOCK_REST: tl.constexpr,
     ):  # fmt: skip
-        token = tl.program_id(0)  # batch * seq + s
+        # a tile is (BLOCK_H heads, BLOCK_S positions, BLOCK_P pairs) of one batch row
+        s_blocks = tl.cdiv(seq, BLOCK_S)
+        batch, s_block = tl.program_id(0) // s_blocks, tl.program_id(0) % s_blocks
         head_block = tl.program_id(1)  # blocks of q's heads, then blocks of k's
-        batch, s = token // seq, token % seq
-        pair = tl.arange(0, BLOCK_P)
-        if INTERLEAVED:  # pair i is channels (2i, 2i + 1)
-            channel_a, channel_b = 2 * pair, 2 * pair + 1
-        else:  # pair i is channels (i, i + d/2)
-            channel_a, channel_b = pair, pair + PAIRS
         q_blocks = tl.cdiv(heads_q, BLOCK_H)
         if head_block < q_blocks:
             src, dst, heads, first = q_ptr, q_out_ptr, heads_q, head_block * BLOCK_H
@@ -77,30 +74,43 @@ if triton is not None:
         else:
             src, dst, heads, first = k_ptr, k_out_ptr, heads_k, (head_block - q_blocks) * BLOCK_H
             stride_b, stride_h, stride_s, stride_d = k_stride_b, k_stride_h, k_stride_s, k_stride_d
-        head = first + tl.arange(0, BLOCK_H)[:, None]
-        rows = head < heads
-        inside = rows & (pair[None, :] < PAIRS)
+        head = first + tl.arange(0, BLOCK_H)[:, None, None]
+        s = s_block * BLOCK_S + tl.arange(0, BLOCK_S)[None, :, None]
+        pair = tl.arange(0, BLOCK_P)[None, None, :]
+        rows = (head < heads) & (s < seq)
+        inside = rows & (pair < PAIRS)
         if TABLES:  # apply_rotary's tables: one entry per pair read (the pair's first channel)
+            first_channel = 2 * pair if INTERLEAVED else pair
             at = (batch * table_stride_b + head * table_stride_h + s * table_stride_s
-                  + channel_a[None, :] * table_stride_d)  # fmt: skip
+                  + first_channel * table_stride_d)  # fmt: skip
             cos = tl.load(cos_ptr + at, mask=inside).to(tl.float32)
             sin = tl.load(sin_ptr + at, mask=inside).to(tl.float32)
-        else:  # the angles from the position: no table is read from memory
-            position = tl.load(positions_ptr + batch * positions_stride_b + s * positions_stride_s)
+        else:  # the angles from the positions: no table is read from memory
+            at = batch * positions_stride_b + s * positions_stride_s
+            position = tl.load(positions_ptr + at, mask=s < seq, other=0)
             theta = tl.load(inv_freq_ptr + pair, mask=pair < PAIRS, other=0.0)
             angle = position.to(tl.float32) * theta  # p·θ_i in float32, as rotary_cos_sin
-            cos = (tl.cos(angle) * attention_factor)[None, :]
-            sin = (tl.sin(angle) * attention_factor)[None, :]
+            cos = tl.cos(angle) * attention_factor  # (1, BLOCK_S, BLOCK_P): shared by the heads
+            sin = tl.sin(angle) * attention_factor
         read = src + batch * stride_b + head * stride_h + s * stride_s
-        x_a = tl.load(read + channel_a[None, :] * stride_d, mask=inside).to(tl.float32)
-        x_b = tl.load(read + channel_b[None, :] * stride_d, mask=inside).to(tl.float32)
         # the output is contiguous (batch, heads, seq, head_dim)
         write = dst + ((batch * heads + head) * seq + s) * HEAD_DIM
         kind = dst.dtype.element_ty
-        tl.store(write + channel_a[None, :], (x_a * cos - x_b * sin).to(kind), mask=inside)
-        tl.store(write + channel_b[None, :], (x_b * cos + x_a * sin).to(kind), mask=inside)
+        if INTERLEAVED:  # pair i is channels (2i, 2i + 1): one contiguous load, split in two
+            channel = tl.arange(0, 2 * BLOCK_P)[None, None, :]
+            both = rows & (channel < 2 * PAIRS)
+            x = tl.load(read + channel * stride_d, mask=both).to(tl.float32)
+            x_a, x_b = tl.split(tl.reshape(x, (BLOCK_H, BLOCK_S, BLOCK_P, 2)))
+            y = tl.join(x_a * cos - x_b * sin, x_b * cos + x_a * sin)
+            tl.store(write + channel, tl.reshape(y, (BLOCK_H, BLOCK_S, 2 * BLOCK_P)).to(kind),
+                     mask=both)  # fmt: skip
+        else:  # pair i is channels (i, i + d/2)
+            x_a = tl.load(read + pair * stride_d, mask=inside).to(tl.float32)
+            x_b = tl.load(read + (pair + PAIRS) * stride_d, mask=inside).to(tl.float32)
+            tl.store(write + pair, (x_a * cos - x_b * sin).to(kind), mask=inside)
+            tl.store(write + pair + PAIRS, (x_b * cos + x_a * sin).to(kind), mask=inside)
         if BLOCK_REST > 0:  # partial rotary: the channels past the rotated ones pass through
-            rest = 2 * PAIRS + tl.arange(0, BLOCK_REST)[None, :]
+            rest = 2 * PAIRS + tl.arange(0, BLOCK_REST)[None, None, :]
             kept = rows & (rest < HEAD_DIM)
             tl.store(write + rest, tl.load(read + rest * stride_d, mask=kept), mask=kept)
 
@@ -274,12 +284,12 @@ def _check_inputs(*named: tuple[str, torch.Tensor]) -> None:
 
 def _launch(
     q, k, layout, positions=None, inv_freq=None, *, attention_factor=1.0, tables=None,
-    block_h=None, num_warps=None,
+    block_h=None, block_s=None, num_warps=None,
 ):  # fmt: skip
     """One launch over every token: a program per (token, block of heads) of q, then of k.
     With ``tables`` the angles are read from them, else computed from ``positions``.
-    ``block_h`` (heads per program) and ``num_warps`` override the defaults, for
-    ``benchmarks/rope_tiles.py``'s sweep."""
+    ``block_h`` (heads per program), ``block_s`` (positions per program) and ``num_warps``
+    override the defaults, for ``benchmarks/rope_tiles.py``'s sweep."""
     q_out = torch.empty_like(q, memory_format=torch.contiguous_format)
     k_out = torch.empty_like(k, memory_format=torch.contiguous_format)
     if q.numel() + k.numel() == 0:
@@ -291,6 +301,8 @@ def _launch(
     # whatever its tile), fewer for models with fewer heads so that no lane idles
     if block_h is None:
         block_h = min(8, triton.next_power_of_2(max(heads_q, heads_k)))
+    if block_s is None:
+        block_s = 1
     if tables is None:
         cos = sin = inv_freq  # not read: the angles come from positions and inv_freq
         table_strides = (0, 0, 0, 0)
@@ -301,14 +313,14 @@ def _launch(
         table_strides = cos.stride()
         positions = inv_freq = cos  # not read: the tables hold the angles' cos and sin
     blocks_k = triton.cdiv(heads_k, block_h) if heads_k else 0
-    grid = (batch * seq, triton.cdiv(heads_q, block_h) + blocks_k)
+    grid = (batch * triton.cdiv(seq, block_s), triton.cdiv(heads_q, block_h) + blocks_k)
     _rope_kernel[grid](
         q, k, q_out, k_out, positions, inv_freq, cos, sin,
         seq, heads_q, heads_k, *q.stride(), *k.stride(), *position_strides, *table_strides,
         attention_factor,
         PAIRS=pairs, HEAD_DIM=head_dim, INTERLEAVED=layout == "interleaved",
         TABLES=tables is not None,
-        BLOCK_H=block_h, BLOCK_P=triton.next_power_of_2(pairs),
+        BLOCK_H=block_h, BLOCK_S=block_s, BLOCK_P=triton.next_power_of_2(pairs),
         BLOCK_REST=triton.next_power_of_2(head_dim - 2 * pairs) if head_dim > 2 * pairs else 0,
         **({} if num_warps is None else {"num_warps": num_warps}),
     )  # fmt: skip

@@ -101,7 +101,12 @@ def test_rope_tile_sweep_checks_every_tile() -> None:
     heads, each checked against the eager rotation first (here under Triton's interpreter)."""
     found = rope_tiles.sweep(1, device="cpu", shape=(1, 2, 3, 8))
     tiles = {(r["layout"], r["tile"]) for r in found["results"]}
-    expected = {f"{h}x{w}" for h in (1, 2) for w in rope_tiles.WARPS} | {"copy"}
+    expected = {
+        f"{h}x{s}x{w}"
+        for h in (1, 2)
+        for s in rope_tiles.POSITIONS_PER_PROGRAM
+        for w in rope_tiles.WARPS
+    } | {"copy"}
     assert tiles == {(layout, t) for layout in ("half", "interleaved") for t in expected}
 
 
