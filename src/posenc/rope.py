@@ -609,8 +609,11 @@ class RotaryEmbedding(nn.Module):
             if self.length_dependent and seq_len is None and positions.numel():
                 seq_len = positions.max() + 1  # on the device: no synchronisation
         inv_freq, factor = self._frequencies(q.device, check_seq_len(seq_len))
-        return _triton().rotate_qk(
-            q, k, positions, inv_freq, layout=self.layout, attention_factor=factor
+        triton_rope = _triton()
+        # q, k and positions are checked above: only what the kernel adds (dtype, device)
+        triton_rope._check_inputs(("q", q), ("k", k))
+        return triton_rope._rotate_qk(
+            q, k, positions, inv_freq.float().contiguous(), self.layout, float(factor)
         )
 
     def _apply(self, fn, recurse=True):
