@@ -253,10 +253,11 @@ def _flex(q, k, v, *, causal, alibi_slopes, scale):
 
 def _auto_backend(device_type: str, q_len: int, flex_usable: bool) -> str:
     """What ``backend="auto"`` runs, by what was measured on an H100
-    (``benchmarks/results/gpu/h100-2026-11-26``): FlexAttention for a prompt with ALiBi on
-    CUDA (0.74 ms against SDPA's 6.6 ms with a 1 GiB bias at 4k tokens), SDPA for a decoding
-    step (0.3–0.5 ms against 1.7–6.3 ms at
-    1k–32k keys: its mask is only heads × keys) and on every other device."""
+    (``benchmarks/results/gpu/h100-2026-11-27``, run 2): FlexAttention for a prompt with ALiBi
+    on CUDA (1.1 ms against SDPA's 6.4 ms with a 1 GiB bias at 4k tokens), SDPA for a decoding
+    step (0.13–0.35 ms against FlexAttention's 0.21–0.49 ms at 1k–32k keys: its bias is only
+    heads × keys, and FlexAttention would build a block mask for every new cache length) and
+    on every other device."""
     return "flex" if flex_usable and device_type == "cuda" and q_len > 1 else "sdpa"
 
 

@@ -3,18 +3,22 @@ computed from the positions inside the kernel.
 
 RoPE reads ``q`` and ``k`` once and writes them once, like a copy, and does a few
 multiplications per element: it is limited by memory bandwidth, and a copy of ``q`` and ``k``
-is its floor. This kernel moves nothing more than the copy: each program takes one token of
-one batch row, computes \(a\cos(p\,\theta_i)\) and \(a\sin(p\,\theta_i)\) for its position
-\(p\) in float32 (no table is read from memory), and rotates that token's pairs in every
-head of ``q`` and then of ``k``; channels past ``2 * len(inv_freq)`` are copied (partial
-rotary). `rotate` is the same kernel reading `posenc.apply_rotary`'s tables instead.
+is its floor. This kernel moves nothing more than the copy: each program takes a tile of
+heads × positions of one batch row (`DEFAULT_TILE`), computes \(a\cos(p\,\theta_i)\) and
+\(a\sin(p\,\theta_i)\) for its positions in float32 (no table is read from memory), and
+rotates the tile's pairs, the heads of ``q`` and then of ``k`` in the same launch; an
+interleaved row is read in one contiguous load and split in registers. Channels past
+``2 * len(inv_freq)`` are copied (partial rotary). `rotate` is the same kernel reading
+`posenc.apply_rotary`'s tables instead.
 
 Why it is the default on CUDA (`posenc.RotaryEmbedding` and `posenc.apply_rotary` with
-``kernel="auto"``): on an H100 at (8, 32, 4096, 128) bfloat16, posenc's eager rotation moved
-20 % of a copy's bandwidth, ``torch.compile`` of it 72-74 %, ``torch.compile`` of the textbook
-formula 83-91 %, and a first untuned Triton kernel of this kind (q and k in one launch, reading
-float32 tables) 88-89 % (``benchmarks/results/gpu/h100-2026-11-26``). This kernel itself is
-not yet measured on a GPU: ``make bench`` on a CUDA machine measures it as ``posenc``.
+``kernel="auto"``), measured on an H100 at (8, 32, 4096, 128) bfloat16
+(``benchmarks/results/gpu/h100-2026-11-27``): the kernel moves 97 % (half layout) and 100 %
+(interleaved) of a copy's bandwidth, and the module called back to back, as a model calls
+it, 99 %; posenc's eager rotation moves 20 %, ``torch.compile`` of it 57-67 % and
+``torch.compile`` of the textbook formula 67-86 % in the same benchmark. It needs no
+compilation when a length or dtype changes. Timed one synchronised call at a time, the
+host's work before the launch shows (82-83 % for the module).
 
 Triton is optional: ``pip install triton``; without it ``kernel="auto"`` stays eager. Without a
 GPU, Triton's interpreter runs the same kernel on a CPU (``TRITON_INTERPRET=1`` set before
@@ -42,6 +46,12 @@ try:
     import triton.language as tl
 except ImportError:  # the module imports; rotate_qk says what is missing
     triton = tl = None
+
+# The tile each program takes: (heads, positions, warps). Measured on an H100 at (8, 32, 4096,
+# 128) bfloat16 (benchmarks/rope_tiles.py; benchmarks/results/gpu/h100-2026-11-27, run 2):
+# 97 % of a copy's bandwidth for the half layout, 100 % interleaved, within a point of the best
+# tile of 72; the first guess (8, 1, 4) had 90-91 %, tiles of 16 positions 16-97 %.
+DEFAULT_TILE = (4, 1, 2)
 
 # Triton reads this when a kernel is defined (below): set it before importing posenc.
 _INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
@@ -306,16 +316,13 @@ def _launch(
     batch, heads_q, seq, head_dim = q.shape
     heads_k = k.shape[1]
     pairs = inv_freq.shape[0] if tables is None else tables[0].shape[-1] // 2
-    # The tile: 4 heads of one position per program, 2 warps. Measured on an H100 at (8, 32,
-    # 4096, 128) bfloat16 (benchmarks/rope_tiles.py, benchmarks/results/gpu/h100-2026-11-27):
-    # 97 % of a copy's bandwidth for the half layout, 100 % interleaved; the first guess
-    # (8 heads, 4 warps) had 90-91 %, 16 positions per program 16-93 %.
-    if block_h is None:
-        block_h = min(4, triton.next_power_of_2(max(heads_q, heads_k)))
+    default_heads, default_positions, default_warps = DEFAULT_TILE
+    if block_h is None:  # fewer for models with fewer heads, so that no lane idles
+        block_h = min(default_heads, triton.next_power_of_2(max(heads_q, heads_k)))
     if block_s is None:
-        block_s = 1
+        block_s = default_positions
     if num_warps is None:
-        num_warps = 2
+        num_warps = default_warps
     if tables is None:
         cos = sin = inv_freq  # not read: the angles come from positions and inv_freq
         table_strides = (0, 0, 0, 0)

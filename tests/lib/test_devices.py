@@ -4,8 +4,7 @@ each module check the formulas themselves in depth; here the point is the device
 built where the inputs are, no silent copy to the CPU, no dtype lost on the way).
 
 On a machine with CUDA, ``pytest -m gpu`` runs the CUDA half of this file and of the other
-device tests (the H100 run of 2026-11-26 checked these calls by hand:
-benchmarks/results/gpu/h100-2026-11-26)."""
+device tests (67 passed in 52-65 s on an H100: benchmarks/results/gpu/h100-2026-11-27)."""
 
 from __future__ import annotations
 
