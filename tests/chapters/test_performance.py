@@ -63,17 +63,21 @@ def test_each_rope_target_is_judged_on_its_own() -> None:
 
 def test_alibi_targets_read_the_cuda_rows() -> None:
     """Issue 27's ALiBi targets from CUDA rows: flex against FlexAttention called directly by
-    median time (1.15x is the line), its peak against one L×L bool tensor, decoding at the
+    median time (1.15x is the line), its peak beyond its output against one L×L bool tensor
+    (bytes), decoding at the
     longest cache against SDPA without bias; CPU rows are not judged."""
 
     def row(bench, impl, seq, ms, ratio=1.0, device="cuda", **extra):
         return dict(bench=bench, impl=impl, seq_len=seq, median_ms=ms, ratio=ratio,
-                    device=device, **extra)  # fmt: skip
+                    device=device, dtype="bfloat16", shape=[1, 2, seq, 8], **extra)  # fmt: skip
+
+    def output(seq):  # bytes of a (1, 2, seq, 8) bfloat16 output
+        return 2 * seq * 8 * 2
 
     rows = [
-        row("alibi", "flex", 1024, 1.10, peak_extra_bytes=1024 * 1024 - 1),
+        row("alibi", "flex", 1024, 1.10, peak_extra_bytes=output(1024) + 1024 * 1024 - 1),
         row("alibi", "flex_direct", 1024, 1.0),
-        row("alibi", "flex", 4096, 1.20, peak_extra_bytes=4096 * 4096),
+        row("alibi", "flex", 4096, 1.20, peak_extra_bytes=output(4096) + 4096 * 4096),
         row("alibi", "flex_direct", 4096, 1.0),
         row("alibi", "flex", 512, 9.0),  # below 1024: not judged
         row("alibi", "flex_direct", 512, 1.0),
