@@ -74,6 +74,7 @@ from .rope_scaling import (
     yarn_mscale,
 )
 from .sinusoidal import SinusoidalPositionalEncoding, sinusoidal
+from .xpos import XPos, xpos_center, xpos_cos_sin, xpos_zeta
 
 __all__ = [
     # sinusoidal
@@ -116,6 +117,11 @@ __all__ = [
     "alibi_slopes",
     "alibi_bias",
     "ALiBi",
+    # xpos: RoPE with a decay per pair
+    "xpos_zeta",
+    "xpos_cos_sin",
+    "xpos_center",
+    "XPos",
     # attention
     "attention",
     # positions at inference time

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 
 def press_get_slopes(n: int) -> list[float]:
     """ALiBi slopes, Press et al.'s ``get_slopes`` as published with the paper.
@@ -33,3 +35,42 @@ def press_get_slopes(n: int) -> list[float]:
         get_slopes_power_of_2(closest_power_of_2)
         + press_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
     )
+
+
+# ── xPos: microsoft/torchscale ──────────────────────────────────────────────
+
+
+def torchscale_xpos(x, offset=0, downscale=False, scale_base=512):
+    """xPos of ``x`` as microsoft/torchscale's ``XPOS.forward(x, offset, downscale)`` computes it.
+
+    Source: https://github.com/microsoft/torchscale/blob/4d1e0e82e5adf86dd424f1463192635b73fc8efc/
+    torchscale/component/xpos_relative_position.py (``fixed_pos_embedding``,
+    ``rotate_every_two``, ``duplicate_interleave``, ``apply_rotary_pos_emb``, ``XPOS``).
+    Rewritten step by step, the same operations in the same order (so the same float32
+    numbers), not copied. ``x`` is ``(batch * heads, length, head_dim)`` as there; the released
+    attention layer passes the keys with ``offset=0, downscale=True`` and the queries with
+    ``offset = k_len - q_len``.
+    """
+    head_dim, length = x.shape[-1], x.shape[1]
+    zeta = (torch.arange(0, head_dim, 2) + 0.4 * head_dim) / (1.4 * head_dim)  # the buffer
+    total = length + offset
+    lowest = -total // 2  # min_pos: Python floors, so -ceil(total / 2)
+    exponents = torch.arange(lowest, lowest + total, 1).to(zeta).div(scale_base)
+    scale = zeta ** exponents[:, None]  # (total, head_dim / 2)
+    # fixed_pos_embedding is called on the scale table: its rows are positions 0 .. total - 1,
+    # its columns the head_dim / 2 frequencies 10000^(-j / (head_dim / 2))
+    rows, pairs = scale.shape
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, pairs) / pairs))
+    angles = torch.einsum("i , j -> i j", torch.arange(0, rows, dtype=torch.float), inv_freq)
+    sin, cos = torch.sin(angles.to(scale)), torch.cos(angles.to(scale))
+    if rows > length:  # the queries: the last `length` positions
+        scale, sin, cos = scale[-length:], sin[-length:], cos[-length:]
+    if downscale:
+        scale = 1 / scale
+
+    def widen(table):  # each column twice, side by side: (n, p) -> (n, 2p)
+        return table.reshape(-1, 1).repeat(1, 2).reshape(table.shape[0], -1)
+
+    sin, cos = widen(sin * scale), widen(cos * scale)
+    rotated = torch.stack((-x[:, :, 1::2], x[:, :, ::2]), dim=-1).flatten(-2)
+    return x * cos + rotated * sin

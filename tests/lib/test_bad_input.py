@@ -156,6 +156,21 @@ CASES = [
     ("T5 bias q_len > k_len", lambda: posenc.T5RelativeBias(2)(5, 3), ValueError, "q_len"),
     ("relative_positions negative offset", lambda: posenc.relative_positions(2, offset=-1), ValueError, "offset"),
     ("shaw max_relative_position < 1", lambda: posenc.ShawRelativeEmbedding(0, 4), ValueError, "max_relative_position"),
+    # xPos
+    ("xpos odd head_dim", lambda: posenc.XPos(7), ValueError, "head_dim"),
+    ("xpos gamma 0: a zero decay base", lambda: posenc.xpos_zeta(8, gamma=0), ValueError, "gamma"),
+    ("xpos scale_base negative", lambda: posenc.XPos(8, scale_base=-512), ValueError, "scale_base"),
+    ("xpos unknown layout", lambda: posenc.XPos(8, layout="gptj"), ValueError, "layout"),
+    ("xpos base 1", lambda: posenc.XPos(8, 1.0), ValueError, "base"),
+    ("xpos more queries than keys", lambda: posenc.XPos(8)(torch.randn(1, 2, 5, 8), q4), ValueError, "q_len"),
+    ("xpos q last dim != head_dim", lambda: posenc.XPos(6)(q4, q4), ValueError, re.escape("q.shape[-1]")),
+    ("xpos k batch differs", lambda: posenc.XPos(8)(q4, torch.randn(2, 2, 3, 8)), ValueError, "k"),
+    ("xpos k heads do not divide", lambda: posenc.XPos(8)(torch.randn(1, 3, 3, 8), q4), ValueError, "k's heads"),
+    ("xpos integer q", lambda: posenc.XPos(8)(q4.long(), q4), TypeError, "q"),
+    ("xpos negative center", lambda: posenc.xpos_cos_sin(torch.arange(3), posenc.default_inv_freq(8), center=-1), ValueError, "center"),
+    ("xpos downscale not a bool", lambda: posenc.xpos_cos_sin(torch.arange(3), posenc.default_inv_freq(8), downscale=1), TypeError, "downscale"),
+    ("xpos float positions", lambda: posenc.xpos_cos_sin(torch.tensor([0.5]), posenc.default_inv_freq(8)), TypeError, "positions"),
+    ("xpos_center of a float", lambda: posenc.xpos_center(4.0), TypeError, "k_len"),
 ]  # fmt: skip
 
 
