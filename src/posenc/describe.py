@@ -3,7 +3,10 @@ r"""What a model does with positions, layer by layer, read from its released ``c
 `describe` takes a model config as a dict, exactly as the model's ``config.json`` holds it,
 and answers, for every attention layer: which position encoding it uses (RoPE, none, ALiBi,
 T5's relative bias, a learned table), and for a RoPE layer its base, its scaling variant and
-keys, how many channels rotate, the inverse frequencies and the attention factor.
+keys, how many channels rotate, the inverse frequencies and the attention factor, and what
+else the model does with positions in that layer: DeepSeek's YaRN also scales the softmax
+(``softmax_factor``), Llama 4's NoPE layers scale their queries by position
+(``query_temperature``).
 
 It reads the fields the way Hugging Face transformers 5.23 reads them, family by family:
 
@@ -44,7 +47,7 @@ from ._checks import _given, check_int
 from .alibi import alibi_slope_values
 from .layer_types import layer_rope_settings
 from .rope_axes import mrope_axes
-from .rope_scaling import RopeScaling, rope_inv_freq
+from .rope_scaling import RopeScaling, rope_inv_freq, yarn_mscale
 
 # ── what describe returns ───────────────────────────────────────────────────
 
@@ -70,6 +73,15 @@ class LayerPositions:
         head_dim: Channels per head (for MLA models: the rotated part of a query).
         inv_freq: The frequencies \(\theta_i\), float32, ``(rotary_dim / 2,)``.
         attention_factor: The factor on \(\cos\) and \(\sin\) (YaRN, LongRoPE), 1 otherwise.
+        softmax_factor: The factor on the attention's softmax scale \(1/\sqrt{d}\) that the
+            RoPE scaling brings in a RoPE layer: DeepSeek-V2/V3 multiply the scale by
+            ``yarn_mscale(factor, mscale_all_dim) ** 2`` when their dict is scaled and
+            ``mscale_all_dim`` is not 0; 1 in every other RoPE layer.
+        query_temperature: Llama 4's NoPE layers (``attn_temperature_tuning``):
+            ``(floor_scale, attn_scale)``; the query at position \(p\) is multiplied by
+            \(\ln(1 + \lfloor (p + 1) / \text{floor\_scale} \rfloor) \cdot
+            \text{attn\_scale} + 1\), so these layers see positions through a temperature.
+            None for every other layer.
         mrope_axes: For M-RoPE, the axis (0 = t, 1 = h, 2 = w) of every frequency pair.
         alibi_slopes: The per-head slopes of an ALiBi layer.
         num_buckets, max_distance: T5's bucket count and the distance of the last bucket.
@@ -90,6 +102,8 @@ class LayerPositions:
     head_dim: int | None = None
     inv_freq: torch.Tensor | None = None
     attention_factor: float | None = None
+    softmax_factor: float | None = None
+    query_temperature: tuple[int, float] | None = None
     mrope_axes: tuple[int, ...] | None = None
     alibi_slopes: tuple[float, ...] | None = None
     num_buckets: int | None = None
@@ -377,6 +391,26 @@ def _mrope(raw: Mapping[str, Any] | None, pairs: int) -> tuple[int, ...] | None:
     return axes
 
 
+def _softmax_factor(model_type: str, spec: RopeScaling) -> float:
+    """transformers' ``yarn_apply_mscale`` (DeepSeek-V2/V3 attention): a scaled dict with a
+    non-zero ``mscale_all_dim`` multiplies the softmax scale by its temperature squared."""
+    if model_type not in ("deepseek_v2", "deepseek_v3") or spec.rope_type == "default":
+        return 1.0
+    if not spec.mscale_all_dim:
+        return 1.0
+    temperature = yarn_mscale(spec.factor, spec.mscale_all_dim)
+    return temperature * temperature
+
+
+def _query_temperature(config: Mapping[str, Any], model_type: str) -> tuple[int, float] | None:
+    """Llama 4's NoPE layers scale the queries by position when attn_temperature_tuning is on
+    (Llama4TextConfig's defaults: on, floor_scale 8192, attn_scale 0.1)."""
+    if model_type != "llama4_text" or not config.get("attn_temperature_tuning", True):
+        return None
+    floor_scale = _int_field(config, "floor_scale", default=8192)
+    return floor_scale, _number_field(config, "attn_scale", 0.1)
+
+
 def _describe_rope(
     config: Mapping[str, Any], model_type: str, seq_len: int | None
 ) -> ModelPositions:
@@ -417,7 +451,8 @@ def _describe_rope(
     for index, (layer_type, spec) in enumerate(zip(layer_types, settings, strict=True)):
         common = {"index": index, "layer_type": layer_type, "window": _window(config, layer_type)}
         if spec is None:
-            described.append(LayerPositions(kind="none", **common))
+            temperature = _query_temperature(config, model_type)
+            described.append(LayerPositions(kind="none", query_temperature=temperature, **common))
             continue
         inv_freq, factor = rope_inv_freq(head_dim, scaling=spec, seq_len=seq_len)
         described.append(
@@ -429,6 +464,7 @@ def _describe_rope(
                 head_dim=head_dim,
                 inv_freq=inv_freq,
                 attention_factor=factor,
+                softmax_factor=_softmax_factor(model_type, spec),
                 mrope_axes=_mrope(raws[layer_type], inv_freq.numel()),
                 **common,
             )

@@ -3,9 +3,9 @@
 For every released config in posenc/configs/, transformers builds its config object from the
 same dict (no download, no weights) and its model's rotary-embedding module from that: the
 inverse frequencies and the attention scaling must equal describe's bit for bit, and the
-layer types and NoPE layers must be the ones transformers' config computes. Models whose
-released file could not be read here (Llama 4, SmolLM3, Cohere2) are checked with configs
-built the same way, so the NoPE rules are tested too.
+layer types and NoPE layers must be the ones transformers' config computes (Llama 4 Scout's
+released file has NoPE layers). Models whose released file could not be read here (SmolLM3,
+Cohere2) are checked with configs built the same way, so their NoPE rules are tested too.
 """
 
 from __future__ import annotations
@@ -56,6 +56,15 @@ def _reference(module, layer_type: str):
     return module.inv_freq, module.attention_scaling
 
 
+def _rotates(text_config) -> list[bool]:
+    """Which layers transformers rotates: its config's no_rope_layers (1 = RoPE, read by the
+    attention modules of Llama 4 and SmolLM3 as use_rope), else every layer."""
+    flags = getattr(text_config, "no_rope_layers", None)
+    if flags is None:
+        return [True] * text_config.num_hidden_layers
+    return [bool(flag) for flag in flags]
+
+
 def test_at_least_fifteen_released_configs_each_with_its_source():
     assert len(NAMES) >= 15
     for name in NAMES:
@@ -87,16 +96,19 @@ def test_rope_layers_equal_transformers_bit_for_bit(name):
     if types is not None:
         assert [layer.layer_type for layer in described.layers] == list(types)
     assert len(described.layers) == text.num_hidden_layers
+    assert [layer.kind == "rope" for layer in described.layers] == _rotates(text)
     for layer in described.layers:
+        if layer.kind == "none":
+            continue
         assert layer.kind == "rope"
         inv_freq, scaling = _reference(module, layer.layer_type or "full_attention")
         assert torch.equal(layer.inv_freq, inv_freq), (name, layer.index)
         assert layer.attention_factor == scaling, (name, layer.index)
 
 
-def test_the_configs_cover_every_kind_but_learned_and_none():
+def test_the_configs_cover_every_kind_but_learned():
     kinds = {kind for n in NAMES for kind in posenc.describe(released_config(n)["config"]).kinds()}
-    assert kinds == {"rope", "alibi", "t5-bias"}
+    assert kinds == {"rope", "none", "alibi", "t5-bias"}
 
 
 def test_gemma3_local_and_global_layers_differ_as_transformers_builds_them():
@@ -196,8 +208,13 @@ def _tiny(model_type: str, **fields):
               attention_chunk_size=64, rope_theta=500000.0,
               rope_scaling={"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
                             "high_freq_factor": 1.0, "original_max_position_embeddings": 64}),
+        _tiny("llama4_text", head_dim=16, intermediate_size_mlp=32, num_local_experts=2,
+              no_rope_layers=[1, 1, 0, 1, 1, 0, 1, 1], attn_temperature_tuning=False),
+        _tiny("llama4_text", head_dim=16, intermediate_size_mlp=32, num_local_experts=2,
+              floor_scale=64, attn_scale=0.25),
     ],
-    ids=["smollm3-interval", "smollm3-list", "llama4-scout-shaped"],
+    ids=["smollm3-interval", "smollm3-list", "llama4-scout-shaped", "llama4-no-temperature",
+         "llama4-temperature"],
 )  # fmt: skip
 def test_nope_layers_are_the_ones_transformers_skips(config):
     from transformers import AutoModelForCausalLM
@@ -208,6 +225,15 @@ def test_nope_layers_are_the_ones_transformers_skips(config):
     model = AutoModelForCausalLM.from_config(built)
     rotates = [bool(layer.self_attn.use_rope) for layer in model.model.layers]
     assert [layer.kind == "rope" for layer in described.layers] == rotates
+    # Llama 4's NoPE layers scale their queries by position (temperature tuning)
+    attentions = [layer.self_attn for layer in model.model.layers]
+    tuned = [
+        (a.floor_scale, a.attn_scale)
+        if getattr(a, "attn_temperature_tuning", False) and not a.use_rope
+        else None
+        for a in attentions
+    ]
+    assert [layer.query_temperature for layer in described.layers] == tuned
     assert [layer.layer_type for layer in described.layers] == list(built.layer_types)
     assert not all(rotates)  # the config must have NoPE layers, or this proves nothing
     module = _rotary_module(built)
@@ -228,6 +254,35 @@ def test_llama4_equal_factors_give_transformers_step():
     plain = posenc.rope_inv_freq(16, 500000.0)[0]
     wavelength = 2 * math.pi / plain
     assert torch.equal(layer.inv_freq, torch.where(wavelength > 64, plain / 16, plain))
+
+
+def _deepseek_small(**rope):
+    """DeepSeek-V3's released RoPE fields on small projections (the softmax scale depends
+    only on the head's q·k width and the RoPE dict)."""
+    config = {**released_config("deepseek-v3")["config"], "hidden_size": 64,
+              "num_attention_heads": 2, "num_key_value_heads": 2, "q_lora_rank": 16,
+              "kv_lora_rank": 16, "qk_nope_head_dim": 8, "v_head_dim": 8,
+              "num_hidden_layers": 2, "vocab_size": 16}  # fmt: skip
+    if rope:
+        config["rope_scaling"] = {**config["rope_scaling"], **rope}
+    return config
+
+
+@pytest.mark.parametrize(
+    "config",
+    [_deepseek_small(), _deepseek_small(mscale_all_dim=0.707), _deepseek_small(mscale_all_dim=0),
+     {**_deepseek_small(), "rope_scaling": None}],
+    ids=["released", "mscale_all_dim-0.707", "mscale_all_dim-0", "no-scaling"],
+)  # fmt: skip
+def test_deepseek_softmax_factor_is_transformers_scaling(config):
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
+
+    layer = posenc.describe(config).layers[0]
+    attention = DeepseekV3Attention(_text_config(config), layer_idx=0)
+    qk_head_dim = config["qk_nope_head_dim"] + config["qk_rope_head_dim"]
+    assert attention.scaling == pytest.approx(qk_head_dim**-0.5 * layer.softmax_factor, rel=1e-15)
+    scaled = (config["rope_scaling"] or {}).get("mscale_all_dim")
+    assert (layer.softmax_factor != 1.0) == bool(scaled)  # the released dict: about 1.874
 
 
 def test_cohere2_global_layers_have_no_rope():
