@@ -276,24 +276,28 @@ def alibi_peak_bytes(
     temporary counted as alive at once: the tensors its code builds (read off the code below
     and off posenc.attention's SDPA path) and, for SDPA with a mask, what its math fallback
     builds in float32 (scores, scores plus mask, softmax, its cast). The first CUDA run
-    checked the bias alone (4 GiB) and ran out of an 80 GB card at L = 8192; this bound is
-    not yet checked against a GPU's measured peaks (the suite records them,
-    ``peak_extra_bytes``, when it runs on one)."""
+    checked the bias alone (4 GiB) and ran out of an 80 GB card at L = 8192; on an H100 the
+    bound held for every candidate at every length (``benchmarks/results/gpu/h100-2026-11-27``,
+    checked by chapter 10's snippet), three times the measured peak for the bias tensors,
+    whose SDPA call did not fall back to the unfused kernel there."""
     scores = batch * heads * seq * seq  # (batch, heads, L, L) elements
     per_head = heads * seq * seq  # (heads, L, L): the bias SDPA broadcasts over the batch
     output = batch * heads * seq * head_dim * element
+    # a fused kernel keeps the softmax's running maximum and sum for every query row in
+    # float32 (measured on an H100: exactly 8 bytes a row beyond the output for FlexAttention)
+    row_stats = batch * heads * seq * 2 * 4
     math_fallback = 4 * scores * 4
     if impl == "no_bias":
-        return output
+        return output + row_stats
     if impl == "materialised":  # f32 bias, its contiguous copy, masked copy, cast; bool mask
         return per_head * 4 + 2 * scores * 4 + scores * element + seq * seq + math_fallback + output
     if impl == "broadcast":  # f32 ALiBi, f32 causal mask and bool, their sum, the cast
         return 2 * per_head * 4 + seq * seq * 5 + per_head * element + math_fallback + output
     if impl == "flex":  # the block mask: four int32 (L/128)² tables and their transposes
         tiles = -(-seq // 128)
-        return 8 * tiles * tiles * 4 + output
+        return 8 * tiles * tiles * 4 + output + row_stats
     if impl == "flex_direct":  # its block mask is built before the timed calls (L² booleans)
-        return seq * seq + output
+        return seq * seq + output + row_stats
     raise ValueError(
         f"impl must be one of no_bias, materialised, broadcast, flex, flex_direct, got {impl!r}"
     )

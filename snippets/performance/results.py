@@ -65,15 +65,15 @@ def pad(text, width, right=False):
     return fill + str(text) if right else str(text) + fill
 
 
-def table(columns, cells, indent=""):
+def table(columns, cells, indent="", gap=" "):
     """A table as text. ``columns``: (header, width, ">" to align right or "<" to the left),
     a column as wide as the widest of ``width``, its header and its cells; ``cells``: the texts
-    of each row."""
+    of each row; ``gap`` between columns."""
     lines = [[head for head, _, _ in columns], *cells]
     by_column = zip(columns, zip(*lines, strict=True), strict=True)
     widths = [max(width, *map(shown, texts)) for (_, width, _), texts in by_column]
     aligns = [align == ">" for _, _, align in columns]
-    return "\n".join(indent + " ".join(map(pad, line, widths, aligns)) for line in lines)
+    return "\n".join(indent + gap.join(map(pad, line, widths, aligns)) for line in lines)
 
 
 def rope_rows(layout, seq_len=1024):
@@ -198,20 +198,21 @@ def show_sinusoidal_table(lang="en"):
 # --8<-- [end:sinusoidal_table]
 
 # --8<-- [start:gpu_machine]
-import re
+import json
 
 from benchmarks.results import DIRECTORY, load_file
 
-record = DIRECTORY / "gpu" / "h100-2026-11-26"  # a measurement record, committed
-gpu = load_file(record / "bench-rope.json")
-measured_at = re.search(r"at commit (\w+)", (record / "README.md").read_text()).group(1)
+record = DIRECTORY / "gpu" / "h100-2026-11-27"  # a measurement record, committed
+runs = {run["run"]: run for run in json.loads((record / "runs.json").read_text())["runs"]}
+gpu = load_file(record / "run3-bench-rope.json")  # the benchmark's RoPE part, run 3
+software = json.loads((record / "runs.json").read_text())["software"]
 copy = row(gpu, bench="rope", layout="half", seq_len=4096, impl="copy")
 GPU_TEXT = {
-    "en": ("{gpu}, torch {torch}, CUDA {cuda}",
+    "en": ("{gpu}, torch {torch}, CUDA {cuda}, Triton {triton}",
            "measured {date} on posenc at commit {commit}",
            "the copy of q and k moved {tb:.2f} TB/s, "
            "{share:.0%} of the 3.35 TB/s of the H100's specification"),
-    "zh": ("{gpu}，torch {torch}，CUDA {cuda}",
+    "zh": ("{gpu}，torch {torch}，CUDA {cuda}，Triton {triton}",
            "测量日期：{date}，posenc 取自提交 {commit}",
            "复制 q 和 k 达到 {tb:.2f} TB/s，是 H100 规格标称带宽 3.35 TB/s 的 {share:.0%}"),
 }  # fmt: skip
@@ -219,21 +220,42 @@ GPU_TEXT = {
 
 def show_gpu_machine(lang="en"):
     hardware, measured, bandwidth = GPU_TEXT[lang]
-    print(hardware.format(**gpu["machine"]))
-    print(measured.format(date=gpu["created"][:10], commit=measured_at))
+    print(hardware.format(gpu=gpu["machine"]["gpu"], **software))
+    print(measured.format(date=gpu["created"][:10], commit=runs[3]["commit"]))
     print(bandwidth.format(tb=copy["gb_per_s"] / 1000, share=copy["gb_per_s"] / 3350))
 
 
 # --8<-- [end:gpu_machine]
 
 # --8<-- [start:gpu_rope_table]
-NAMES = {"posenc": "posenc (eager)"}  # at that commit posenc's default on CUDA was eager
+NAMES = {"posenc": "posenc (Triton)", "posenc_eager": "posenc (eager)"}  # kernel="auto" on CUDA
 GPU_ROPE_TEXT = {  # a title, and each column's header and width
     "en": ("RoPE, layout {!r}, q and k of shape {}, bfloat16",
            [("implementation", 16), ("median ms", 9), ("x copy", 7), ("of copy bandwidth", 18)]),
     "zh": ("RoPE，{!r} 排布，q 和 k 的形状为 {}，bfloat16",
            [("实现", 16), ("中位数 ms", 10), ("复制的倍数", 11), ("占复制带宽", 11)]),
 }  # fmt: skip
+
+
+def share(results, layout, impl):
+    return 1 / row(results, bench="rope", layout=layout, seq_len=4096, impl=impl)["ratio"]
+
+
+# what the chapter says of these runs, checked: the first kernel's shares (run 1), the Triton
+# kernel behind the compiled textbook formula in this table, the spread between runs
+first = load_file(record / "run1-bench-rope.json")
+assert (
+    round(share(first, "half", "posenc"), 2),
+    round(share(first, "interleaved", "posenc"), 2),
+) == (0.54, 0.30)
+assert all(
+    share(gpu, layout, "posenc") < share(gpu, layout, "compiled")
+    for layout in ("half", "interleaved")
+)
+spread = [
+    share(load_file(record / f"run{n}-bench-rope.json"), "half", "compiled") for n in (1, 2, 3)
+]
+assert (round(min(spread), 2), round(max(spread), 2)) == (0.75, 0.86)
 
 
 def show_gpu_rope_table(lang="en"):
@@ -252,62 +274,164 @@ def show_gpu_rope_table(lang="en"):
 
 # --8<-- [end:gpu_rope_table]
 
+# --8<-- [start:gpu_tiles]
+from posenc.rope_triton import DEFAULT_TILE
+
+sweep = json.loads((record / "run2-tiles.json").read_text())  # run 2: 72 tiles, 2 layouts
+default_tile = "x".join(map(str, DEFAULT_TILE))  # heads x positions x warps: "4x1x2"
+first_guess = "8x1x4"  # the tile the kernel was first written with
+shares = {
+    layout: {r["tile"]: r["share"] for r in sweep["results"] if r["layout"] == layout}
+    for layout in ("half", "interleaved")
+}
+for layout, share in shares.items():  # what the chapter says of the sweep, checked
+    best = max(share[tile] for tile in share if tile != "copy")
+    assert share[default_tile] >= best - 0.01, (layout, share[default_tile], best)
+    assert share[default_tile] > share[first_guess] + 0.05
+TILE_TEXT = {
+    "en": ("{layout}: the best {n} of {total} tiles (heads x positions x warps), "
+           "share of the copy's bandwidth",
+           {"default": "  <- the default", "first": "  <- the first guess", "worst": "  <- the worst"}),
+    "zh": ("{layout} 排布：{total} 种分块（头数 x 位置数 x warp 数）里最好的 {n} 种，占复制带宽",
+           {"default": "  <- 默认值", "first": "  <- 最初的选择", "worst": "  <- 最差的"}),
+}  # fmt: skip
+
+
+def show_gpu_tiles(lang="en", n=4):
+    title, marks = TILE_TEXT[lang]
+    for layout, share in shares.items():
+        tiles = sorted((t for t in share if t != "copy"), key=lambda t: -share[t])
+        print(title.format(layout=layout, n=n, total=len(tiles)))
+        shown = tiles[:n] + [t for t in (first_guess, tiles[-1]) if t not in tiles[:n]]
+        for tile in shown:
+            mark = (
+                marks["default"]
+                if tile == default_tile
+                else marks["first"]
+                if tile == first_guess
+                else marks["worst"]
+                if tile == tiles[-1]
+                else ""
+            )
+            print(f"  {tile:>7} {share[tile]:6.1%}{mark}")  # fmt: skip
+
+
+# --8<-- [end:gpu_tiles]
+
+# --8<-- [start:gpu_calls]
+calls = json.loads((record / "run4-calls.json").read_text())  # run 4
+CALL_TEXT = {
+    "en": ("{layout}: share of the copy's bandwidth",
+           [("", 36), ("one call", 9), ("back to back", 13)],
+           {"kernel": "the kernel alone",
+            "rotate_qk": "rotate_qk (arguments checked)",
+            "module": "RotaryEmbedding (positions built)"}),
+    "zh": ("{layout} 排布：占复制带宽",
+           [("", 30), ("单次调用", 9), ("连续调用", 9)],
+           {"kernel": "只有内核",
+            "rotate_qk": "rotate_qk（检查参数）",
+            "module": "RotaryEmbedding（生成位置）"}),
+}  # fmt: skip
+
+
+for layout in ("half", "interleaved"):  # what the chapter says: back to back, past 90 %
+    copy_many = calls[layout]["copy"]["back_to_back_ms"]
+    assert all(copy_many / t["back_to_back_ms"] > 0.98 for t in calls[layout].values())
+
+
+def show_gpu_calls(lang="en"):
+    title, heads, names = CALL_TEXT[lang]
+    columns = [(*head, align) for head, align in zip(heads, "<>>", strict=True)]
+    for layout in ("half", "interleaved"):
+        measured = calls[layout]
+        copy_one, copy_many = (measured["copy"][k] for k in ("per_call_ms", "back_to_back_ms"))
+        print(title.format(layout=layout))
+        cells = [
+            [names[name], f"{copy_one / t['per_call_ms']:.1%}",
+             f"{copy_many / t['back_to_back_ms']:.1%}"]
+            for name, t in measured.items() if name != "copy"
+        ]  # fmt: skip
+        print(table(columns, cells, indent="  "))
+
+
+# --8<-- [end:gpu_calls]
 
 # --8<-- [start:gpu_alibi]
-def markdown_tables(text):
-    """Each table of a Markdown page as a list of rows, each row a list of its cells."""
-    tables, current = [], []
-    for line in text.splitlines() + [""]:
-        if line.startswith("|"):
-            cells = [cell.strip() for cell in line.strip("|").split("|")]
-            if not set("".join(cells)) <= set("-: "):  # not the |---| line under the header
-                current.append(cells)
-        elif current:
-            tables.append(current)
-            current = []
-    return tables
+alibi_gpu = load_file(record / "run2-bench-alibi.json")  # run 2, the ALiBi path of today
+before = load_file(record / "run1-bench-alibi.json")  # run 1, decoding before its change
 
 
-def first_ms(cell):
-    """The first number of a cell such as "0.29–0.43 ms" or "6.6 ms (bias 4 GiB)", else None."""
-    found = re.match(r"[\d.]+", cell)
-    return float(found.group()) if found else None
+def ms(results, bench, seq, impl):
+    hit = rows(results, bench=bench, seq_len=seq, impl=impl)
+    return hit[0]["median_ms"] if hit else None
 
 
-notes = (record / "README.md").read_text()  # the record's tables, measured by a separate script
-# ALiBi: causal prefill, then one decoding step
-alibi_tables = [t for t in markdown_tables(notes) if t[0][:2] == ["L", "SDPA no bias"]]
-for header, *body in alibi_tables:
-    prefill = "posenc flex" in header
-    for cells in body:  # what the chapter says, checked
-        ms = {name: first_ms(cell) for name, cell in zip(header, cells, strict=True)}
-        if prefill and ms["posenc sdpa (bias tensor)"]:  # FlexAttention itself wins
-            flex = ms["FlexAttention called directly, block mask built once"]
-            assert flex < ms["posenc sdpa (bias tensor)"]
-        if not prefill:  # SDPA with the one-row bias wins a decoding step
-            assert ms["posenc sdpa (bias tensor)"] < ms["posenc auto (FlexAttention)"]
-
+PREFILL = ("no_bias", "flex_direct", "flex", "broadcast", "materialised")
+DECODING = ("no_bias", "posenc", "flex")
 GPU_ALIBI_TEXT = {
-    "en": ("prefill, L queries:", "decoding, 1 query against L keys:", {}),
-    "zh": ("预填充，L 个 query：", "解码，1 个 query 对 L 个 key：", {
-        "SDPA no bias": "SDPA 无偏置",
-        "posenc sdpa (bias tensor)": "posenc sdpa（偏置张量）",
-        "FlexAttention called directly, block mask built once":
-            "直接调用 FlexAttention，块掩码只建一次",
-        "posenc auto (FlexAttention)": "posenc auto（FlexAttention）",
-    }),
-}  # the record's headers in each language (its cells stay as the record writes them)  # fmt: skip
+    "en": ("prefill, L queries, median ms:",
+           ["L", "SDPA no bias", "FlexAttention direct", "posenc flex", "flex/direct",
+            "posenc sdpa (bias)", "materialised"],
+           "decoding, 1 query against L keys, median ms:",
+           ["L", "SDPA no bias", "posenc auto", "auto in run 1", "FlexAttention"]),
+    "zh": ("预填充，L 个 query，中位数 ms：",
+           ["L", "SDPA 无偏置", "直接调用 FlexAttention", "posenc flex", "flex/直接",
+            "posenc sdpa（偏置）", "完整偏置"],
+           "解码，1 个 query 对 L 个 key，中位数 ms：",
+           ["L", "SDPA 无偏置", "posenc auto", "第 1 次的 auto", "FlexAttention"]),
+}  # fmt: skip
+
+
+def _cell(value):
+    return "-" if value is None else f"{value:.3f}" if value < 1 else f"{value:.2f}"
 
 
 def show_gpu_alibi(lang="en"):
-    prefill_title, decoding_title, headers = GPU_ALIBI_TEXT[lang]
-    for header, *body in alibi_tables:
-        print(prefill_title if "posenc flex" in header else decoding_title)
-        for cells in [[headers.get(cell, cell) for cell in header], *body]:
-            print("  " + " | ".join(cell or "-" for cell in cells))
+    prefill_title, prefill_head, decoding_title, decoding_head = GPU_ALIBI_TEXT[lang]
+    cells = []
+    for seq in sorted({r["seq_len"] for r in rows(alibi_gpu, bench="alibi")}):
+        t = {impl: ms(alibi_gpu, "alibi", seq, impl) for impl in PREFILL}
+        cells.append([str(seq), *(_cell(t[i]) for i in PREFILL[:3]),
+                      f"{t['flex'] / t['flex_direct']:.2f}x", *(_cell(t[i]) for i in PREFILL[3:])])  # fmt: skip
+    print(prefill_title)
+    print(table([(head, 0, ">") for head in prefill_head], cells, indent="  ", gap="  "))
+    cells = []
+    for seq in sorted({r["seq_len"] for r in rows(alibi_gpu, bench="alibi_decode")}):
+        times = [ms(alibi_gpu, "alibi_decode", seq, "no_bias"), ms(alibi_gpu, "alibi_decode", seq, "posenc"),
+                 ms(before, "alibi_decode", seq, "posenc"), ms(alibi_gpu, "alibi_decode", seq, "flex")]  # fmt: skip
+        cells.append([str(seq), *map(_cell, times)])
+    print(decoding_title)
+    print(table([(head, 0, ">") for head in decoding_head], cells, indent="  ", gap="  "))
 
 
 # --8<-- [end:gpu_alibi]
+
+# --8<-- [start:gpu_alibi_targets]
+from benchmarks.bench import alibi_targets
+
+TARGET_TEXT = {
+    "en": {"flex": "L={seq_len:>5}: posenc flex {value:.2f}x FlexAttention direct (<= 1.15): {met}",
+           "no_square": "L={seq_len:>5}: posenc flex allocates {mib:.1f} MiB beyond its output "
+                        "(an L x L bool tensor: {square:.0f} MiB): {met}",
+           "decode": "decoding at {seq_len} keys: auto {value:.2f}x SDPA without bias (<= 2): {met}",
+           True: "met", False: "NOT met"},
+    "zh": {"flex": "L={seq_len:>5}：posenc flex 是直接调用 FlexAttention 的 {value:.2f} 倍（目标 ≤ 1.15）：{met}",
+           "no_square": "L={seq_len:>5}：posenc flex 在输出之外只多分配 {mib:.1f} MiB"
+                        "（一个 L x L 的布尔张量要 {square:.0f} MiB）：{met}",
+           "decode": "解码，{seq_len} 个 key：auto 是不加偏置的 SDPA 的 {value:.2f} 倍（目标 ≤ 2）：{met}",
+           True: "达到", False: "未达到"},
+}  # fmt: skip
+
+
+def show_gpu_alibi_targets(lang="en"):
+    text = TARGET_TEXT[lang]
+    for t in sorted(alibi_targets(alibi_gpu), key=lambda t: (t["target"] != "flex", t["seq_len"])):
+        verdict = text[t.pop("met")]
+        print(text[t["target"]].format(**t, mib=t["value"] / 2**20,
+                                        square=t["seq_len"] ** 2 / 2**20, met=verdict))  # fmt: skip
+
+
+# --8<-- [end:gpu_alibi_targets]
 
 
 if __name__ == "__main__":
@@ -318,4 +442,7 @@ if __name__ == "__main__":
     show_sinusoidal_table()
     show_gpu_machine()
     show_gpu_rope_table()
+    show_gpu_tiles()
+    show_gpu_calls()
     show_gpu_alibi()
+    show_gpu_alibi_targets()

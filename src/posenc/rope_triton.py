@@ -50,7 +50,7 @@ except ImportError:  # the module imports; rotate_qk says what is missing
 # The tile each program takes: (heads, positions, warps). Measured on an H100 at (8, 32, 4096,
 # 128) bfloat16 (benchmarks/rope_tiles.py; benchmarks/results/gpu/h100-2026-11-27, run 2):
 # 97 % of a copy's bandwidth for the half layout, 100 % interleaved, within a point of the best
-# tile of 72; the first guess (8, 1, 4) had 90-91 %, tiles of 16 positions 16-97 %.
+# of 36 tiles; the first guess (8, 1, 4) had 90-91 %, tiles of 16 positions 16-97 %.
 DEFAULT_TILE = (4, 1, 2)
 
 # Triton reads this when a kernel is defined (below): set it before importing posenc.
