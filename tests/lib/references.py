@@ -74,3 +74,54 @@ def torchscale_xpos(x, offset=0, downscale=False, scale_base=512):
     sin, cos = widen(sin * scale), widen(cos * scale)
     rotated = torch.stack((-x[:, :, 1::2], x[:, :, ::2]), dim=-1).flatten(-2)
     return x * cos + rotated * sin
+
+
+# ── KERPLE: chijames/KERPLE ─────────────────────────────────────────────────
+
+
+def kerple_released_parameters(num_heads, kernel):
+    """The initial ``(bias_p, bias_a)`` of chijames/KERPLE's ``ParallelKerpleLog`` (``"log"``)
+    or ``ParallelKerplePower`` with ``pos_emb = "kerple_power_ap_"`` (``"power"``), each
+    ``(heads, 1, 1)``, drawn on the CPU in float32 in the released order (``bias_p`` first).
+
+    Source: https://github.com/chijames/KERPLE/blob/25be3d712e96a3353b374f1f8e36b97d86f97ffa/
+    megatron/mpu/layers.py (``get_parameter(2, 'uniform')`` for ``bias_p``,
+    ``get_parameter(1, 'uniform')`` for ``bias_a``, in both classes). Rewritten, not copied;
+    one process, no model parallelism.
+    """
+    del kernel  # both classes draw bias_p = 2 U[0, 1), then bias_a = U[0, 1)
+    bias_p = torch.rand(num_heads)[:, None, None] * 2
+    bias_a = torch.rand(num_heads)[:, None, None] * 1
+    return bias_p, bias_a
+
+
+def kerple_released_forward(x, bias_p, bias_a, kernel, eps=1e-2):
+    """``x`` plus the KERPLE bias as the released ``forward(x)`` computes it (``x`` the scores
+    ``[b, heads, sq, sk]``), clamping ``bias_p`` and ``bias_a`` in place first as it does.
+
+    Source: the same file as `kerple_released_parameters`, ``ParallelKerpleLog.forward`` and
+    ``ParallelKerplePower.forward`` (``kerple_power_ap_``: no ``wei_*`` parameters, so the
+    weight is the float 1.0). Rewritten step by step, the same operations in the same order,
+    not copied; the cache of the distance matrix is left out.
+    """
+    sq, sk = x.shape[-2], x.shape[-1]
+    # row i, column j: i - j below the diagonal, 0 on and above it
+    diff = torch.tril(
+        torch.arange(sk, device=x.device).view(sk, 1).repeat(1, sk)
+        + torch.arange(0, -sk, -1, device=x.device)
+    ).to(x.dtype)
+    if kernel == "log":
+        bias_p.data = bias_p.data.clamp(min=eps)
+        bias_a.data = bias_a.data.clamp(min=eps)
+        bias = -bias_p * torch.log(1 + bias_a * diff)
+        weight = 1.0
+    else:
+        bias_p.data = bias_p.data.clamp(min=eps, max=2)
+        bias = diff.pow(bias_p)
+        bias_a.data = bias_a.data.clamp(min=eps)
+        bias = -bias * bias_a
+        weight = 1.0
+    if sq != sk:
+        assert sq == 1, "the released code takes sq == sk, or one query with a cache"
+        bias = bias[:, sk - 1, :].view(bias.shape[0], 1, bias.shape[2])
+    return x * weight + bias

@@ -171,6 +171,16 @@ CASES = [
     ("xpos downscale not a bool", lambda: posenc.xpos_cos_sin(torch.arange(3), posenc.default_inv_freq(8), downscale=1), TypeError, "downscale"),
     ("xpos float positions", lambda: posenc.xpos_cos_sin(torch.tensor([0.5]), posenc.default_inv_freq(8)), TypeError, "positions"),
     ("xpos_center of a float", lambda: posenc.xpos_center(4.0), TypeError, "k_len"),
+    # KERPLE
+    ("kerple unknown kernel", lambda: posenc.Kerple(2, kernel="exp"), ValueError, "kernel"),
+    ("kerple num_heads 0", lambda: posenc.Kerple(0), ValueError, "num_heads"),
+    ("kerple causal not a bool", lambda: posenc.Kerple(2, causal=1), TypeError, "causal"),
+    ("kerple r1 as a list", lambda: posenc.kerple_bias(3, r1=[1.0, 1.0], r2=torch.ones(2)), TypeError, "r1"),
+    ("kerple r2 of another shape", lambda: posenc.kerple_bias(3, r1=torch.ones(2), r2=torch.ones(3)), ValueError, "r2"),
+    ("kerple r1 of rank 3 (the released shape)", lambda: posenc.kerple_bias(3, r1=torch.ones(2, 1, 1), r2=torch.ones(2, 1, 1)), ValueError, "r1"),
+    ("kerple r2 = 0", lambda: posenc.kerple_bias(3, r1=torch.ones(2), r2=torch.zeros(2)), ValueError, "r2"),
+    ("kerple power exponent above 2", lambda: posenc.kerple_bias(3, r1=torch.ones(2), r2=torch.full((2,), 2.5), kernel="power"), ValueError, "r2"),
+    ("kerple q_len > k_len", lambda: posenc.Kerple(2)(5, 3), ValueError, "q_len"),
 ]  # fmt: skip
 
 
