@@ -34,6 +34,7 @@ Every module follows the same conventions:
 from .alibi import ALiBi, alibi_bias, alibi_slope_values, alibi_slopes
 from .attention import attention
 from .describe import LayerPositions, ModelPositions, describe, released_config, released_configs
+from .fire import FIRE, fire_inputs
 from .kerple import Kerple, kerple_bias
 from .layer_types import RopeSetting, layer_rope_settings
 from .learned import LearnedPositionalEmbedding
@@ -121,6 +122,9 @@ __all__ = [
     # kerple: kernelized relative biases
     "kerple_bias",
     "Kerple",
+    # fire: a learned function of normalised distances
+    "fire_inputs",
+    "FIRE",
     # xpos: RoPE with a decay per pair
     "xpos_zeta",
     "xpos_cos_sin",

@@ -125,3 +125,27 @@ def kerple_released_forward(x, bias_p, bias_a, kernel, eps=1e-2):
         assert sq == 1, "the released code takes sq == sk, or one query with a cache"
         bias = bias[:, sk - 1, :].view(bias.shape[0], 1, bias.shape[2])
     return x * weight + bias
+
+
+# ── FIRE: the implementation that circulates under the paper's name ─────────
+
+
+def circulating_fire_bias(seq_length, mlp, c, init_L, L_multiplier, eps=1e-6):
+    """The FIRE bias ``(1, heads, seq_length, seq_length)`` as the ``FIRE`` module found in
+    several public repositories computes it, with its positions ``0 .. seq_length - 1``.
+
+    No release by the paper's authors was found. Source read:
+    https://github.com/mcleish7/arithmetic/blob/86022a57d38c0fde46444d62e8dcbebcc0af614c/
+    cramming/architectures/embeddings.py (class ``FIRE``, ``forward`` with ``max_length = 0``,
+    where its sorted random subset of positions is all of them). Rewritten step by step, the
+    same operations in the same order, not copied. ``mlp`` maps ``(..., 1)`` to
+    ``(..., heads)``; ``c``, ``init_L`` and ``L_multiplier`` are 0-d tensors.
+    """
+    positions = torch.arange(seq_length, dtype=torch.float)
+    relative = positions[:, None] - positions[None, :]  # i - j, negative after the query
+    threshold = torch.abs(L_multiplier * init_L)
+    normaliser = torch.max(positions, threshold)[:, None]  # max(i, L)
+    relative = torch.log(torch.abs(c * relative) + 1)
+    normaliser = torch.log(torch.abs(c * normaliser) + 1)
+    inputs = relative / (normaliser + eps)
+    return mlp(inputs.unsqueeze(-1)).unsqueeze(0).permute(0, 3, 1, 2)

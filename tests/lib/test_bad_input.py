@@ -181,6 +181,18 @@ CASES = [
     ("kerple r2 = 0", lambda: posenc.kerple_bias(3, r1=torch.ones(2), r2=torch.zeros(2)), ValueError, "r2"),
     ("kerple power exponent above 2", lambda: posenc.kerple_bias(3, r1=torch.ones(2), r2=torch.full((2,), 2.5), kernel="power"), ValueError, "r2"),
     ("kerple q_len > k_len", lambda: posenc.Kerple(2)(5, 3), ValueError, "q_len"),
+    # FIRE
+    ("fire num_heads 0", lambda: posenc.FIRE(0), ValueError, "num_heads"),
+    ("fire init_c 0: psi would be 0", lambda: posenc.FIRE(2, init_c=0), ValueError, "init_c"),
+    ("fire no hidden layer", lambda: posenc.FIRE(2, hidden_layers=0), ValueError, "hidden_layers"),
+    ("fire init_threshold inf", lambda: posenc.FIRE(2, init_threshold=float("inf")), ValueError, "init_threshold"),
+    ("fire c negative", lambda: posenc.fire_inputs(3, c=-1.0), ValueError, "c"),
+    ("fire c a string", lambda: posenc.fire_inputs(3, c="0.1"), TypeError, "c"),
+    ("fire c a 1-D tensor", lambda: posenc.fire_inputs(3, c=torch.ones(2)), ValueError, "c"),
+    ("fire integer threshold tensor", lambda: posenc.fire_inputs(3, threshold=torch.tensor(4)), TypeError, "threshold"),
+    ("fire threshold on another device", lambda: posenc.fire_inputs(3, c=torch.tensor(0.1), threshold=torch.tensor(4.0, device="meta")), ValueError, "threshold"),
+    ("fire eps negative", lambda: posenc.fire_inputs(3, eps=-1e-6), ValueError, "eps"),
+    ("fire q_len > k_len", lambda: posenc.FIRE(2)(5, 3), ValueError, "q_len"),
 ]  # fmt: skip
 
 
