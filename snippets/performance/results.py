@@ -292,8 +292,8 @@ TILE_TEXT = {
     "en": ("{layout}: the best {n} of {total} tiles (heads x positions x warps), "
            "share of the copy's bandwidth",
            {"default": "  <- the default", "first": "  <- the first guess", "worst": "  <- the worst"}),
-    "zh": ("{layout} 排布：{total} 种分块（头数 x 位置数 x warp 数）里最好的 {n} 种，占复制带宽",
-           {"default": "  <- 默认值", "first": "  <- 最初的选择", "worst": "  <- 最差的"}),
+    "zh": ("{layout} 排布：{total} 种分块（头数 × 位置数 × warp 数）里最好的 {n} 种，占复制带宽",
+           {"default": "  <- 默认值", "first": "  <- 最初的选择", "worst": "  <- 最差"}),
 }  # fmt: skip
 
 
@@ -376,9 +376,9 @@ GPU_ALIBI_TEXT = {
            ["L", "SDPA no bias", "posenc auto", "auto in run 1", "FlexAttention"]),
     "zh": ("预填充，L 个 query，中位数 ms：",
            ["L", "SDPA 无偏置", "直接调用 FlexAttention", "posenc flex", "flex/直接",
-            "posenc sdpa（偏置）", "完整偏置"],
+            "posenc sdpa（偏置）", "物化偏置"],
            "解码，1 个 query 对 L 个 key，中位数 ms：",
-           ["L", "SDPA 无偏置", "posenc auto", "第 1 次的 auto", "FlexAttention"]),
+           ["L", "SDPA 无偏置", "posenc auto", "改动前（第 1 次）", "FlexAttention"]),
 }  # fmt: skip
 
 
@@ -417,7 +417,7 @@ TARGET_TEXT = {
            True: "met", False: "NOT met"},
     "zh": {"flex": "L={seq_len:>5}：posenc flex 是直接调用 FlexAttention 的 {value:.2f} 倍（目标 ≤ 1.15）：{met}",
            "no_square": "L={seq_len:>5}：posenc flex 在输出之外只多分配 {mib:.1f} MiB"
-                        "（一个 L x L 的布尔张量要 {square:.0f} MiB）：{met}",
+                        "（一个 L × L 的布尔张量要 {square:.0f} MiB）：{met}",
            "decode": "解码，{seq_len} 个 key：auto 是不加偏置的 SDPA 的 {value:.2f} 倍（目标 ≤ 2）：{met}",
            True: "达到", False: "未达到"},
 }  # fmt: skip
