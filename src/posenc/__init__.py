@@ -33,6 +33,7 @@ Every module follows the same conventions:
 
 from .alibi import ALiBi, alibi_bias, alibi_slope_values, alibi_slopes
 from .attention import attention
+from .cope import CoPE, cope_logits, cope_positions
 from .describe import LayerPositions, ModelPositions, describe, released_config, released_configs
 from .fire import FIRE, fire_inputs
 from .kerple import Kerple, kerple_bias
@@ -125,6 +126,10 @@ __all__ = [
     # fire: a learned function of normalised distances
     "fire_inputs",
     "FIRE",
+    # cope: positions counted by gates
+    "cope_positions",
+    "cope_logits",
+    "CoPE",
     # xpos: RoPE with a decay per pair
     "xpos_zeta",
     "xpos_cos_sin",

@@ -149,3 +149,51 @@ def circulating_fire_bias(seq_length, mlp, c, init_L, L_multiplier, eps=1e-6):
     normaliser = torch.log(torch.abs(c * normaliser) + 1)
     inputs = relative / (normaliser + eps)
     return mlp(inputs.unsqueeze(-1)).unsqueeze(0).permute(0, 3, 1, 2)
+
+
+# ── CoPE: the paper's listing and facebookresearch/RAM ──────────────────────
+
+
+def cope_listing_term(query, attn_logits, pos_emb, npos_max):
+    """The term ``CoPE.forward(query, attn_logits)`` of the listing printed in the CoPE paper
+    (arXiv:2405.18719) returns; ``pos_emb`` is ``(1, head_dim, npos_max)`` as there.
+
+    The paper's text was not reachable from here; the listing was read as it is reproduced,
+    identically, in several public repositories (class ``CoPE``: sigmoid gates of the
+    logits, reversed cumulative sum, clamp at ``npos_max - 1``, ``query @ pos_emb``, gather
+    at the ceiling and the floor, linear weights), and it agrees with the authors' repository
+    (`cope_released_attention`). Rewritten, not copied.
+    """
+    gates = torch.sigmoid(attn_logits)
+    positions = gates.flip(-1).cumsum(dim=-1).flip(-1).clamp(max=npos_max - 1)
+    upper, lower = positions.ceil().long(), positions.floor().long()
+    at_integers = torch.matmul(query, pos_emb)
+    weight = positions - lower
+    return at_integers.gather(-1, upper) * weight + at_integers.gather(-1, lower) * (1 - weight)
+
+
+def cope_released_attention(query, key, val, attn_mask, pos_emb, npos):
+    """The output of facebookresearch/RAM's ``ContextPosSelfAttn.forward`` with its default
+    flags (``pos_emb = "cope"``, no separate gate key, gates from the keys, division by
+    sqrt(head_dim) after adding the position term) and no dropout.
+
+    Source: https://github.com/facebookresearch/RAM/blob/e6f051fbcfaef4cab69bf2ea1b25f500f94c0c64/
+    projects/cope/src/cope/context_position.py. Rewritten step by step, the same operations
+    in the same order, not copied. ``query``, ``key``, ``val``: ``(B, L, head_dim)``;
+    ``attn_mask``: 0/1, broadcastable to ``(B, L, L)``; ``pos_emb``: ``(1, head_dim, npos)``.
+    """
+    head_dim = query.shape[-1]
+    gate_logits = torch.bmm(query, key.transpose(-1, -2))
+    gates = torch.sigmoid(gate_logits / math.sqrt(head_dim)) * attn_mask
+    positions = gates.flip(-1).cumsum(dim=-1).flip(-1).clamp(max=npos - 1)
+    at_integers = torch.matmul(query, pos_emb)
+    upper, lower = positions.ceil().long(), positions.floor().long()
+    weight = positions - lower
+    pos_logits = at_integers.gather(-1, upper) * weight + at_integers.gather(-1, lower) * (
+        1 - weight
+    )
+    attn_logits = gate_logits  # the same product: gates come from the keys
+    attn_logits += pos_logits
+    attn_logits /= math.sqrt(head_dim)
+    attn_logits += attn_mask.log()
+    return torch.bmm(torch.softmax(attn_logits, dim=-1), val)

@@ -193,6 +193,16 @@ CASES = [
     ("fire threshold on another device", lambda: posenc.fire_inputs(3, c=torch.tensor(0.1), threshold=torch.tensor(4.0, device="meta")), ValueError, "threshold"),
     ("fire eps negative", lambda: posenc.fire_inputs(3, eps=-1e-6), ValueError, "eps"),
     ("fire q_len > k_len", lambda: posenc.FIRE(2)(5, 3), ValueError, "q_len"),
+    # CoPE
+    ("cope head_dim 0", lambda: posenc.CoPE(0, 4), ValueError, "head_dim"),
+    ("cope num_positions 0", lambda: posenc.CoPE(8, 0), ValueError, "num_positions"),
+    ("cope integer scores", lambda: posenc.cope_positions(torch.arange(3)), TypeError, "scores"),
+    ("cope 1-D scores", lambda: posenc.cope_positions(torch.randn(3)), ValueError, "scores"),
+    ("cope more queries than keys", lambda: posenc.cope_positions(torch.randn(5, 3)), ValueError, "q_len"),
+    ("cope causal not a bool", lambda: posenc.cope_positions(torch.randn(3, 3), causal=1), TypeError, "causal"),
+    ("cope positions of other queries", lambda: posenc.cope_logits(torch.randn(2, 4, 8), torch.zeros(2, 3, 4), torch.zeros(8, 5)), ValueError, "positions"),
+    ("cope table of another head_dim", lambda: posenc.cope_logits(torch.randn(4, 8), torch.zeros(4, 4), torch.zeros(6, 5)), ValueError, re.escape("pos_emb.shape[0]")),
+    ("cope 3-D q in the module", lambda: posenc.CoPE(8, 4)(torch.randn(2, 3, 8), torch.randn(1, 2, 3, 3)), ValueError, "q"),
 ]  # fmt: skip
 
 
