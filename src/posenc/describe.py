@@ -15,8 +15,9 @@ It reads the fields the way Hugging Face transformers 5.23 reads them, family by
   ``standardize_rope_params`` does (so does a top-level ``original_max_position_embeddings``,
   Phi-3's, which wins over the dict's);
 - ``layer_types`` (or the family's rule for it, e.g. Gemma 2's alternation, Gemma 3's
-  ``sliding_window_pattern``), ``no_rope_layers`` (Llama 4, SmolLM3: 1 = RoPE, 0 = NoPE),
-  and the families that decide NoPE in code (Cohere2: its ``"full_attention"`` layers);
+  ``sliding_window_pattern``, Mistral's and Phi-3's one ``sliding_window`` for every layer),
+  ``no_rope_layers`` (Llama 4, SmolLM3: 1 = RoPE, 0 = NoPE), and the families that decide
+  NoPE in code (Cohere2: its ``"full_attention"`` layers);
 - ``mrope_section`` (Qwen2-VL, Qwen2.5-VL) and ``mrope_interleaved`` (Qwen3-VL);
 - ALiBi (BLOOM, MPT's ``attn_config.alibi``, Falcon's ``alibi``), T5's relative bias
   (``relative_attention_num_buckets``, ``relative_attention_max_distance``) and learned tables
@@ -229,6 +230,12 @@ def _qwen(config: Mapping[str, Any], layers: int) -> list[str]:
     return ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
 
 
+def _window(config: Mapping[str, Any], layers: int) -> list[str]:
+    # Mistral, Phi-3: no layer_types; the attention passes config.sliding_window to every layer
+    kind = "full_attention" if config.get("sliding_window") is None else "sliding_attention"
+    return [kind] * layers
+
+
 def _chunked(config: Mapping[str, Any], layers: int, uses_rope: Sequence[bool]) -> list[str]:
     # Llama 4: RoPE layers attend within chunks, NoPE layers to everything.
     return ["chunked_attention" if rope else "full_attention" for rope in uses_rope]
@@ -240,11 +247,12 @@ _LAYER_TYPE_RULES = {
     "gemma3": _pattern(6),
     "cohere2": _pattern(4),
     "qwen": _qwen,
+    "window": _window,
 }
 
 _ROPE_FAMILIES: dict[str, _RopeFamily] = {
     "llama": _RopeFamily(),
-    "mistral": _RopeFamily(),
+    "mistral": _RopeFamily(layer_types="window", defaults={"sliding_window": 4096}),
     "qwen2": _RopeFamily(layer_types="qwen"),
     "qwen3": _RopeFamily(layer_types="qwen"),
     "qwen2_vl": _RopeFamily(default_theta=1000000.0, layer_types="qwen"),
@@ -258,7 +266,7 @@ _ROPE_FAMILIES: dict[str, _RopeFamily] = {
     "gpt_oss": _RopeFamily(default_theta=150000.0),
     "smollm3": _RopeFamily(default_theta=2000000.0, no_rope_layers=True),
     "llama4_text": _RopeFamily(default_theta=500000.0, layer_types="chunked", no_rope_layers=True),
-    "phi3": _RopeFamily(),
+    "phi3": _RopeFamily(layer_types="window"),
     "gpt_neox": _RopeFamily(),
     "falcon": _RopeFamily(defaults={"num_hidden_layers": 32}),
     "deepseek_v2": _RopeFamily(),
@@ -371,7 +379,7 @@ def _layer_types(
     return _LAYER_TYPE_RULES[family.layer_types](config, layers)
 
 
-def _window(config: Mapping[str, Any], layer_type: str) -> int | None:
+def _span(config: Mapping[str, Any], layer_type: str) -> int | None:
     if layer_type == "sliding_attention":
         return config.get("sliding_window")
     if layer_type == "chunked_attention":
@@ -449,7 +457,7 @@ def _describe_rope(
     )
     described = []
     for index, (layer_type, spec) in enumerate(zip(layer_types, settings, strict=True)):
-        common = {"index": index, "layer_type": layer_type, "window": _window(config, layer_type)}
+        common = {"index": index, "layer_type": layer_type, "window": _span(config, layer_type)}
         if spec is None:
             temperature = _query_temperature(config, model_type)
             described.append(LayerPositions(kind="none", query_temperature=temperature, **common))

@@ -256,6 +256,34 @@ def test_llama4_equal_factors_give_transformers_step():
     assert torch.equal(layer.inv_freq, torch.where(wavelength > 64, plain / 16, plain))
 
 
+@pytest.mark.parametrize("model_type", ["mistral", "phi3"])
+def test_one_window_for_every_layer_where_the_family_has_no_layer_types(model_type):
+    """Mistral and Phi-3 pass config.sliding_window to every layer's attention (MistralConfig's
+    default is 4096): one layer with a window of 2 never lets the last token see the first."""
+    from transformers import AutoModelForCausalLM
+
+    config = _tiny(model_type, num_hidden_layers=1, sliding_window=2)
+    described = posenc.describe(config)
+    assert [(layer.layer_type, layer.window) for layer in described.layers] == [
+        ("sliding_attention", 2)
+    ]
+    unset = {key: value for key, value in config.items() if key != "sliding_window"}
+    default = {"mistral": 4096, "phi3": None}[model_type]
+    assert posenc.describe(unset).layers[0].window == default
+    assert AutoConfig.for_model(**unset).sliding_window == default
+    ids = torch.tensor([[1, 2, 3, 4, 5, 6]])
+    other = ids.clone()
+    other[0, 0] = 7
+    for window, sees_first in ((2, False), (None, True)):
+        torch.manual_seed(0)
+        built = AutoConfig.for_model(**{**config, "sliding_window": window})
+        model = AutoModelForCausalLM.from_config(built, attn_implementation="eager").eval()
+        with torch.no_grad():
+            last = [model(x).logits[0, -1] for x in (ids, other)]
+        assert (not torch.equal(*last)) == sees_first
+        assert posenc.describe({**config, "sliding_window": window}).layers[0].window == window
+
+
 def _deepseek_small(**rope):
     """DeepSeek-V3's released RoPE fields on small projections (the softmax scale depends
     only on the head's q·k width and the RoPE dict)."""

@@ -696,9 +696,15 @@
     return out;
   }
 
+  function layersWindow(config, n) {  // Mistral, Phi-3: config.sliding_window in every layer
+    var kind = get(config, "sliding_window") === undefined ? "full_attention" : "sliding_attention", out = [];
+    for (var i = 0; i < n; i++) out.push(kind);
+    return out;
+  }
+
   var LAYER_TYPE_RULES = {
     full: layersFull, alternating: layersAlternating, gemma3: layersPattern(6), cohere2: layersPattern(4),
-    qwen: layersQwen,
+    qwen: layersQwen, window: layersWindow,
   };
 
   function family(options) {
@@ -707,7 +713,7 @@
   }
 
   var ROPE_FAMILIES = {
-    llama: family(), mistral: family(),
+    llama: family(), mistral: family({ layerTypes: "window", defaults: { sliding_window: 4096 } }),
     qwen2: family({ layerTypes: "qwen" }), qwen3: family({ layerTypes: "qwen" }),
     qwen2_vl: family({ theta: 1e6, layerTypes: "qwen" }), qwen2_vl_text: family({ theta: 1e6, layerTypes: "qwen" }),
     qwen2_5_vl: family({ theta: 1e6, layerTypes: "qwen" }),
@@ -719,7 +725,7 @@
     gpt_oss: family({ theta: 150000 }),
     smollm3: family({ theta: 2e6, noRopeLayers: true }),
     llama4_text: family({ theta: 500000, layerTypes: "chunked", noRopeLayers: true }),
-    phi3: family(), gpt_neox: family(), falcon: family({ defaults: { num_hidden_layers: 32 } }),
+    phi3: family({ layerTypes: "window" }), gpt_neox: family(), falcon: family({ defaults: { num_hidden_layers: 32 } }),
     deepseek_v2: family(), deepseek_v3: family(),
   };
   var MODEL_KEYS = ["mrope_section", "mrope_interleaved"];
