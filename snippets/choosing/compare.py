@@ -28,12 +28,18 @@ modules = {
 parameters = {name: sum(p.numel() for p in m.parameters()) for name, m in modules.items()}
 parameters["nope"] = 0
 
-# which models use what: snippets/choosing/models.json, in the repository posenc is installed from
+# which models use what (the next section): the released configs posenc ships, read by
+# posenc.describe, and the rows of snippets/choosing/models.json that have no such config
 MODELS = Path(posenc.__file__).resolve().parents[2] / "snippets/choosing/models.json"
 family = {"learned": "learned", "T5 bias": "t5", "ALiBi": "alibi"}  # everything else rotates
 users = {name: [] for name in ("nope", "sinusoidal", "learned", "t5", "rope", "alibi")}
+for name in posenc.released_configs():
+    kinds = posenc.describe(posenc.released_config(name)["config"]).kinds()
+    kind = "rope" if "rope" in kinds else {"t5-bias": "t5"}.get(kinds[0], kinds[0])
+    users[kind].append(posenc.released_config(name)["model"])
 for m in json.loads(MODELS.read_text(encoding="utf-8"))["models"]:
-    users[family.get(m["encoding"], "rope")].append(m["model"])
+    if "released" not in m:  # counted above, from its config
+        users[family.get(m["encoding"], "rope")].append(m["model"])
 
 METHODS = ("nope", "sinusoidal", "learned", "t5", "rope", "alibi")
 COMPARE = {
@@ -66,7 +72,7 @@ COMPARE = {
             "one (h, L, L) bias added in every layer, or computed in a fused kernel",
         ),
         "transformer": "original Transformer (2017)",
-        "many": "{} models of the next table",
+        "many": "{} models of the next section",
         "comma": ", ",
         "n/a": "n/a",
     },
@@ -99,7 +105,7 @@ COMPARE = {
             "一个 (h, L, L) 偏置每层都加，或在融合内核里现算",
         ),
         "transformer": "原始 Transformer（2017）",
-        "many": "下一张表中的 {} 个模型",
+        "many": "下一节的 {} 个模型",
         "comma": "、",
         "n/a": "不能运行",
     },

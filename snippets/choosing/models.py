@@ -1,4 +1,5 @@
-"""Chapter "Comparing and choosing": which model uses what, rendered from models.json.
+"""Chapter "Comparing and choosing": the models whose released config posenc does not ship,
+rendered from models.json, and the notes, lengths and scaling dicts of every row.
 
 Functions named ``show_*`` print a result with labels in the reader's language
 (``lang="en"`` or ``"zh"``); each page calls them in a one-line block.
@@ -112,6 +113,8 @@ def show_models(lang="en"):
     print("| " + " | ".join(text["header"]) + " |")
     print("|---|---|--:|--:|---|---|---|---|")
     for m in models:
+        if "released" in m:  # its row is computed from the committed config (released.py)
+            continue
         context = number(m["context"])
         if m.get("context_default"):
             context = text["default"].format(context)

@@ -1,6 +1,10 @@
 """Claims of chapter 9 "Comparing and choosing" beyond its printed output.
 
-The model table (snippets/choosing/models.json) is checked against transformers: each row's
+The first model table is computed from posenc's released configs (snippets/choosing/released.py,
+posenc.describe, itself checked against transformers in tests/lib/test_describe.py); its
+layouts are checked here against each family's rotation, and the data file's rows that name a
+released config must agree with it. The second table (snippets/choosing/models.json, the rows
+with no released config) is checked against transformers: each row's
 config keys are read by the model's own config class, and each displayed value (length, base,
 scaling, rotated width, layer pattern, M-RoPE sections) must be what that class makes of them.
 The layouts are checked against each family's own rotation function, the scaling dicts against
@@ -205,6 +209,49 @@ def test_layout_is_the_pairing_of_the_family_code(m: dict) -> None:
     assert (theirs - ours[other]).abs().max() > 0.1  # the other pairing gives other scores
 
 
+# -- the first table: posenc's released configs ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def released() -> dict:
+    return runpy.run_path(str(CHAPTER.snippet_folder / "released.py"), run_name="snippet")
+
+
+RELEASED = [n for n in posenc.released_configs()
+            if "rope" in posenc.describe(posenc.released_config(n)["config"]).kinds()]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", RELEASED)
+def test_released_table_layout_is_the_pairing_of_the_family_code(released, name) -> None:
+    """The first table's layout column (released.py's INTERLEAVED): the family's own rotation
+    gives the scores of that pairing and not of the other."""
+    model = posenc.describe(posenc.released_config(name)["config"])
+    layout = "interleaved" if model.model_type in released["INTERLEAVED"] else "half"
+    d = next(layer for layer in model.layers if layer.kind == "rope").rotary_dim
+    row = {"model_type": model.model_type, "rotary_dim": d, "layout": layout}
+    test_layout_is_the_pairing_of_the_family_code(row)
+
+
+REFERS = [m for m in MODELS if "released" in m]
+
+
+@pytest.mark.parametrize("m", REFERS, ids=ids(REFERS))
+def test_rows_that_name_a_released_config_agree_with_it(m: dict) -> None:
+    """A row the first table computes from a committed config (and the second table leaves
+    out) holds the same keys as that config: the data file and src/posenc/configs/ agree."""
+    committed = posenc.released_config(m["released"])["config"]
+    fields = committed.get("text_config", committed)
+    assert {key: fields.get(key) for key in m["config"]} == m["config"]
+    assert not set(m.get("absent", [])) & set(fields)
+
+
+def test_released_table_has_one_row_per_released_config(released, capsys) -> None:
+    released["show_released"]("en")
+    rows = capsys.readouterr().out.splitlines()[2:]
+    models = [posenc.released_config(n)["model"] for n in posenc.released_configs()]
+    assert [row.split(" | ")[0].removeprefix("| ") for row in rows] == models
+
+
 # -- scaling dicts ---------------------------------------------------------------------------
 
 SCALED = [m for m in IN_TRANSFORMERS if m["scaling"] and m["scaling"].get("type") != "longrope"]
@@ -337,7 +384,9 @@ def test_identical_tokens_would_hide_the_order(every_layer) -> None:
 
 
 def test_the_rows_not_read_from_the_hub_are_the_ones_the_page_names() -> None:
-    """'For four recent models (Llama 4 Scout, Gemma 3, Qwen3-VL, gpt-oss) the Hub file could
-    not be read from here'."""
+    """'For four of them (Llama 4 Scout Instruct, Gemma 3 27B, Qwen3-VL, gpt-oss-120b) the
+    values come from the code or README of the model's authors'; none of the four is among
+    the rows the first table computes."""
     unread = {m["model"] for m in MODELS if m["source"]["read"].startswith("the hub file")}
     assert unread == {"Llama 4 Scout", "Gemma 3 27B", "Qwen3-VL-8B", "gpt-oss-120b"}
+    assert not any("released" in m for m in MODELS if m["model"] in unread)
