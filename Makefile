@@ -87,7 +87,11 @@ serve: install cjk-font  ## build and serve the whole site on http://127.0.0.1:8
 # TEST_WORKERS=0 runs everything in this one process. The slowest tests are listed at the end.
 TEST_WORKERS ?= 2
 test: lint build browser-deps  ## everything CI runs: lint, the full site build, then every test
-	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 $(PYTEST_ARGS)
+	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 -m "not artifacts" $(PYTEST_ARGS)
+
+.PHONY: screenshots
+screenshots: build browser-deps  ## full-page screenshots of every chapter, both widths and languages, into artifacts/screenshots/
+	@POSENC_REQUIRE_BROWSER=1 $(PY) -m pytest -m artifacts $(PYTEST_ARGS)
 
 # The flake hunt: the browser tests (everything that waits on a page) run again and again
 # with one busy process per core, until they pass STRESS_RUNS times in a row; the first

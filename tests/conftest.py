@@ -73,7 +73,6 @@ LONGEST_FIRST = (
     "tests/browser/test_lighthouse.py",  # ~180: 5 pages x 3 Lighthouse runs
     "tests/browser/test_browser_pages.py",  # ~100: every page
     "tests/browser/test_browser_navigation.py",  # ~40
-    "tests/browser/test_browser_screenshots.py",  # ~25
     "tests/browser/test_explorer.py",  # ~20
     "tests/browser/test_explorer_model.py",  # ~50: every released config, picked and compared
     "tests/chapters/test_real_model_extrapolation.py",  # ~45: loads SmolLM2, quick profile

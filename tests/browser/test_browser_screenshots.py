@@ -1,5 +1,8 @@
 """A full-page screenshot of every chapter in every language at desktop and mobile width,
-saved to artifacts/screenshots/ (git-ignored; CI uploads the folder as an artifact)."""
+saved to artifacts/screenshots/ (git-ignored; CI uploads the folder as an artifact).
+
+For people to look at, not a check (every page's rendering is checked by test_browser_pages):
+`make screenshots` runs it, `make test` leaves it out (about 50 s of a worker)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import pytest
 from tests.browser import sitepages
 from tests.browser.browsing import DESKTOP, MOBILE, SCREENSHOTS, new_context
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.artifacts]
 
 WIDTHS = {
     "desktop": {"viewport": DESKTOP},
