@@ -6,8 +6,10 @@ Every module follows the same conventions:
 - **Shapes.** Queries, keys and values are ``(batch, heads, seq, head_dim)``; keys and values
   may have fewer heads than the queries (grouped-query attention: ``kv_heads`` divides
   ``heads``). Token embeddings are ``(batch, seq, dim)``.
-- **Biases** (`alibi_bias`, `ALiBi`, `T5RelativeBias`) are ``(heads, q_len, k_len)``: one
-  matrix per head, broadcast over the batch by `attention` (``bias=``) or by ``+``.
+- **Biases** (`alibi_bias`, `ALiBi`, `T5RelativeBias`, `kerple_bias`, `Kerple`, `FIRE`) are
+  ``(heads, q_len, k_len)``: one matrix per head, broadcast over the batch by `attention`
+  (``bias=``) or by ``+``. `CoPE`'s term depends on the queries: ``(batch, heads, q_len,
+  k_len)``.
 - **Relative position** \(r = j - i\): key position minus query position, negative for keys
   in the past (`relative_positions`; T5 and Shaw et al. use it as it is, ALiBi's bias is
   \(m_h\,r\) when causal and \(-m_h|r|\) when not).
