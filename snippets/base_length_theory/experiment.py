@@ -43,11 +43,13 @@ HEAD_DIM, DIM = 32, 64
 BASES = (10.0, 50.0, 200.0, 1000.0, 10000.0)
 BUCKETS = ((1, 8), (9, 16), (17, 32), (33, 64), (65, 96), (97, 127))  # distances, inclusive
 PROFILES = {
-    # about 20 s of CPU per model on one thread
-    "full": dict(steps=4000, batch=64, lr=1e-2, eval_batches=16, seeds=(0, 1, 2)),
+    # about 2 min of CPU per model on one thread; evaluated at every checkpoint, so that the
+    # results show whether the accuracy has stopped moving (at 4000 steps it had not)
+    "full": dict(steps=12000, checkpoints=(3000, 6000, 9000, 12000), batch=64, lr=1e-2,
+                 eval_batches=16, seeds=(0, 1, 2)),
     # seconds: checks the pipeline, not the numbers
-    "tiny": dict(steps=20, batch=16, lr=1e-2, eval_batches=1, seeds=(0,)),
-}
+    "tiny": dict(steps=20, checkpoints=(10, 20), batch=16, lr=1e-2, eval_batches=1, seeds=(0,)),
+}  # fmt: skip
 
 
 def batch(size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
@@ -91,31 +93,39 @@ def first_negative(base: float, limit: int = 10**4) -> int:
     return int((torch.cos(m[:, None] * theta).sum(-1) < 0).nonzero()[0])
 
 
+def evaluate(model: OneHead, seed: int, eval_batches: int) -> dict[str, float]:
+    """Accuracy by distance bucket on held-out batches (the same ones at every checkpoint)."""
+    held_out = torch.Generator().manual_seed(10_000 + seed)  # evaluation: never trained on
+    correct = torch.zeros(SEQ)
+    count = torch.zeros(SEQ)
+    with torch.no_grad():
+        for _ in range(eval_batches):
+            tokens, answers, distance = batch(256, held_out)
+            hit = (model(tokens).argmax(-1) == answers).float()
+            correct.index_add_(0, distance, hit)
+            count.index_add_(0, distance, torch.ones_like(hit))
+    return {
+        f"{lo}-{hi}": round(float(correct[lo : hi + 1].sum() / count[lo : hi + 1].sum()), 4)
+        for lo, hi in BUCKETS
+    }
+
+
 def train_one(base: float, seed: int, cfg: dict) -> dict:
     torch.manual_seed(seed)  # initial weights: the same for every base
     model = OneHead(base)
     data = torch.Generator().manual_seed(seed)  # training batches: the same for every base
     optimiser = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
-    for _ in range(cfg["steps"]):
+    curve = {}
+    for step in range(1, cfg["steps"] + 1):
         tokens, answers, _ = batch(cfg["batch"], data)
         loss = nn.functional.cross_entropy(model(tokens), answers)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-    held_out = torch.Generator().manual_seed(10_000 + seed)  # evaluation: never trained on
-    correct = torch.zeros(SEQ)
-    count = torch.zeros(SEQ)
-    with torch.no_grad():
-        for _ in range(cfg["eval_batches"]):
-            tokens, answers, distance = batch(256, held_out)
-            hit = (model(tokens).argmax(-1) == answers).float()
-            correct.index_add_(0, distance, hit)
-            count.index_add_(0, distance, torch.ones_like(hit))
-    accuracy = {
-        f"{lo}-{hi}": round(float(correct[lo : hi + 1].sum() / count[lo : hi + 1].sum()), 4)
-        for lo, hi in BUCKETS
-    }
-    return {"seed": seed, "final_loss": round(loss.item(), 4), "accuracy": accuracy}
+        if step in cfg["checkpoints"]:
+            curve[str(step)] = evaluate(model, seed, cfg["eval_batches"])
+    return {"seed": seed, "final_loss": round(loss.item(), 4), "accuracy": curve[str(step)],
+            "by_step": curve}  # fmt: skip
 
 
 def run(profile: str = "tiny", log=print) -> dict:
@@ -135,7 +145,8 @@ def run(profile: str = "tiny", log=print) -> dict:
     return {
         "profile": profile,
         "config": cfg | {"keys": KEYS, "values": VALUES, "seq": SEQ, "head_dim": HEAD_DIM,
-                         "dim": DIM, "bases": list(BASES), "buckets": [list(b) for b in BUCKETS]},
+                         "dim": DIM, "bases": list(BASES), "buckets": [list(b) for b in BUCKETS],
+                         "checkpoints": list(cfg["checkpoints"])},
         "hardware": {"cpu": platform.processor() or platform.machine(), "threads": 1},
         "software": {"python": platform.python_version(), "torch": torch.__version__},
         "wall_seconds": round(time.perf_counter() - began, 1),
