@@ -253,10 +253,16 @@ class VisionGrid(NamedTuple):
     time_interval: float = 1.0
 
 
+# Where the ids go on after an image or video: two rules, both in released code (see
+# mrope_position_ids), offered by name so that neither is applied silently.
+AFTER_VISION = ("largest_id", "spatial_extent")
+
+
 def mrope_position_ids(
     pieces: Sequence[int | Sequence[int | float]],
     *,
     spatial_merge_size: int = 2,
+    after_vision: str = "largest_id",
     device: torch.device | str | None = None,
 ) -> torch.Tensor:
     r"""The \((t, h, w)\) ids of every token of one sequence of text, images and videos.
@@ -267,15 +273,23 @@ def mrope_position_ids(
     - a vision block that starts at \(s\) gives its token at temporal patch \(k\), row \(r\),
       column \(c\) the ids \((s + \lfloor k\,\Delta\rfloor,\ s + r,\ s + c)\), in the order
       \(k, r, c\) (row-major within a frame), with \(\Delta\) = ``time_interval``;
-    - whatever follows a block starts at the block's largest id plus one.
+    - whatever follows a block starts at the block's largest id plus one
+      (``after_vision="largest_id"``).
 
     For an image (\(k = 0\)) the largest id is \(s + \max(h', w') - 1\), so text after it
-    starts at \(s + \max(h', w')\) with \(h' = h/m\), \(w' = w/m\): this is all transformers
-    5.23 adds after any block. For a video whose temporal ids run past its spatial ones
-    (more temporal patches than rows and columns, or Qwen2.5-VL's time steps), the paper,
-    Qwen's original code and transformers up to 5.2 start after the largest temporal id; this
-    function does too, while transformers 5.3 to 5.23 restart below it. Qwen3-VL cuts a video
-    into frames with timestamp text between them: pass each frame as ``(1, h, w)``.
+    starts at \(s + \max(h', w')\) with \(h' = h/m\), \(w' = w/m\). For a video whose
+    temporal ids run past its spatial ones (more temporal patches than rows and columns, or
+    Qwen2.5-VL's time steps), the two rules in released code differ, and ``after_vision``
+    names the one to apply:
+
+    - ``"largest_id"`` (the default): after the block's largest id, temporal ids included, as
+      the paper, Qwen's original code and transformers up to 5.2 compute;
+    - ``"spatial_extent"``: \(s + \max(h', w')\) after every block, as transformers 5.3 to
+      5.23 compute (``get_rope_index``), which starts the text below the video's last
+      temporal ids.
+
+    Qwen3-VL cuts a video into frames with timestamp text between them: pass each frame as
+    ``(1, h, w)`` (both rules then agree).
 
     Args:
         pieces: In sequence order: an int ``n`` >= 1 for ``n`` text tokens, or ``(t, h, w)``
@@ -283,6 +297,8 @@ def mrope_position_ids(
             ``w`` divisible by ``spatial_merge_size``; ``time_interval`` > 0).
         spatial_merge_size: Patches merged per side into one language-model token (2 in
             Qwen2-VL to Qwen3-VL).
+        after_vision: Where the ids go on after an image or video: ``"largest_id"`` or
+            ``"spatial_extent"`` (above).
         device: Device of the result.
 
     Returns:
@@ -292,9 +308,10 @@ def mrope_position_ids(
     Raises:
         TypeError: A piece that is neither an int nor a tuple of ints, a non-int size.
         ValueError: No pieces, a size < 1, ``h`` or ``w`` not divisible by the merge size, a
-            ``time_interval`` that is not a finite number > 0.
+            ``time_interval`` that is not a finite number > 0, an unknown ``after_vision``.
     """
     merge = check_int("spatial_merge_size", spatial_merge_size, minimum=1)
+    check_choice("after_vision", after_vision, AFTER_VISION)
     device = check_device("device", device)
     if isinstance(pieces, str | bytes | torch.Tensor) or not isinstance(pieces, Sequence):
         raise TypeError(
@@ -318,7 +335,10 @@ def mrope_position_ids(
         )
         block = torch.stack((t_ids, h_ids, w_ids)).reshape(3, -1) + start  # (3, t·h'·w')
         blocks.append(block)
-        start = int(block.max()) + 1  # a host-side tensor: no device sync
+        if after_vision == "largest_id":
+            start = int(block.max()) + 1  # a host-side tensor: no device sync
+        else:
+            start += max(rows, cols)
     return torch.cat(blocks, dim=1).to(device=device)
 
 

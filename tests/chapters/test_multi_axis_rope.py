@@ -190,6 +190,9 @@ def test_transformers_5_23_starts_text_after_a_long_video_below_its_last_time_id
     assert torch.equal(theirs[:, 0, :18], ours[:, :18])  # the video block itself agrees
     assert ours[:, 18].tolist() == [6, 6, 6] and int(ours[:, :18].max()) == 5
     assert theirs[:, 0, 18].tolist() == [4, 4, 4]  # 2 + max(4, 4) // 2
+    # transformers' rule by its name: the whole sequence equal
+    spatial = rope_axes.mrope_position_ids([2, (4, 4, 4), 2], after_vision="spatial_extent")
+    assert torch.equal(spatial, theirs[:, 0])
 
 
 def test_qwen3_vl_lays_out_each_frame_like_an_image(mrope_snippet) -> None:

@@ -315,6 +315,37 @@ def test_text_after_a_block_starts_at_its_largest_id_plus_one():
         assert (ids[0, 3:-2] >= 3).all() and ids[:, :3].tolist() == [[0, 1, 2]] * 3
 
 
+def test_both_rules_after_a_video_by_name():
+    """transformers 5.23's get_rope_index goes on at s + max(h', w') after every vision block
+    ("spatial_extent"); the paper, Qwen's code and transformers up to 5.2 after the block's
+    largest id ("largest_id", the default). They agree after images and differ after a video
+    whose temporal ids run past its rows and columns, for Qwen2-VL and Qwen2.5-VL alike."""
+    image = [3, ("image", (1, 8, 12)), 2]
+    for pieces, grid_key, grid in [
+        (image, "image_grid_thw", [[1, 8, 12]]),
+        ([2, ("video", (5, 4, 4)), 3], "video_grid_thw", [[5, 4, 4]]),
+    ]:
+        input_ids, types = token_sequence(pieces)
+        theirs, _ = tiny_model("qwen2_vl").model.get_rope_index(
+            input_ids, types, **{grid_key: torch.tensor(grid)}
+        )
+        spatial = rope_axes.mrope_position_ids(posenc_pieces(pieces), after_vision="spatial_extent")
+        largest = rope_axes.mrope_position_ids(posenc_pieces(pieces))
+        assert torch.equal(spatial, theirs[:, 0])
+        assert torch.equal(largest, spatial) == (pieces is image)
+    # Qwen2.5-VL's time steps: 3 temporal patches 1.5 ids apart run to id 3 + 3 = 6 > 3 + 1
+    pieces = [2, ("video", (3, 4, 4)), 3]
+    input_ids, types = token_sequence(pieces)
+    theirs, _ = tiny_model("qwen2_5_vl").model.get_rope_index(
+        input_ids, types, video_grid_thw=torch.tensor([[3, 4, 4]]),
+        second_per_grid_ts=torch.tensor([0.75]),
+    )  # fmt: skip
+    video = rope_axes.VisionGrid(3, 4, 4, time_interval=1.5)
+    ours = rope_axes.mrope_position_ids([3, video, 4], after_vision="spatial_extent")
+    assert torch.equal(ours, theirs[:, 0])
+    assert not torch.equal(ours, rope_axes.mrope_position_ids([3, video, 4]))
+
+
 def test_position_ids_batch_with_stack_and_go_to_the_device_asked():
     a = rope_axes.mrope_position_ids([2, (1, 2, 2), 1])
     b = rope_axes.mrope_position_ids([4])
@@ -619,6 +650,12 @@ BAD = [
         "spatial_merge_size",
     ),
     ("bad device", lambda: rope_axes.mrope_position_ids([3], device=3.5), TypeError, "device"),
+    (
+        "unknown rule after a video",
+        lambda: rope_axes.mrope_position_ids([3], after_vision="transformers"),
+        ValueError,
+        "after_vision.*largest_id.*spatial_extent",
+    ),
     (
         "patch grid not divisible",
         lambda: rope_axes.patch_positions(5, 4, merge_size=2),
