@@ -114,8 +114,15 @@ def time_interleaved(
     rounds: int,
     warmup: int,
     device: str,
+    calls: int = 1,
 ) -> dict[str, dict[str, float]]:
-    """Median time (ms), quartiles and median per-round ratio to ``floor`` of each candidate."""
+    """Median time (ms), quartiles and median per-round ratio to ``floor`` of each candidate.
+
+    Each timing is ``calls`` calls back to back between two synchronisations, divided by
+    ``calls``: with 1 (the default) the host's work before each launch is counted while the
+    GPU waits; with more, it overlaps the kernels already queued, as in a model (on an H100
+    the two differed by 8 to 17 points of the copy's bandwidth for posenc's RoPE kernel:
+    benchmarks/results/gpu/h100-2026-11-27, run 4)."""
     names = list(candidates)
     for _ in range(warmup):
         for name in names:
@@ -127,9 +134,10 @@ def time_interleaved(
         for name in order:
             _sync(device)
             start = time.perf_counter()
-            candidates[name]()
+            for _ in range(calls):
+                candidates[name]()
             _sync(device)
-            times[name].append(time.perf_counter() - start)
+            times[name].append((time.perf_counter() - start) / calls)
     stats = {}
     for name in names:
         t = sorted(times[name])
@@ -225,6 +233,7 @@ def bench_rope(cfg: dict, device: str, out: dict) -> None:
                 rounds=cfg["rounds"](q.numel()),
                 warmup=cfg["warmup"],
                 device=device,
+                calls=cfg["calls"],
             )
             moved = 2 * (q.numel() + k.numel()) * q.element_size()  # read q, k; write two outputs
             for name, s in stats.items():
@@ -448,6 +457,7 @@ def bench_alibi(cfg: dict, device: str, out: dict) -> None:
             rounds=cfg["alibi_rounds"],
             warmup=cfg["warmup"],
             device=device,
+            calls=cfg["calls"],
         )
         for name, s in stats.items():
             row = {
@@ -501,6 +511,7 @@ def bench_decode(cfg: dict, device: str, out: dict) -> None:
             rounds=cfg["alibi_rounds"] * 5,
             warmup=cfg["warmup"],
             device=device,
+            calls=cfg["calls"],
         )
         for name, s in stats.items():
             out["results"].append({
@@ -550,6 +561,7 @@ def bench_sinusoidal(cfg: dict, device: str, out: dict) -> None:
             rounds=cfg["rounds"](n * dim),
             warmup=cfg["warmup"],
             device=device,
+            calls=cfg["calls"],
         )
         for name, s in stats.items():
             out["results"].append(
@@ -794,6 +806,7 @@ def run(
     devices: list[str] | None = None,
     only: list[str] | None = None,
     compile_: bool = True,
+    calls: int = 1,
 ) -> dict:
     devices = devices or (["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"])
     # not in a smoke run: that one runs inside the test process, whose allocator it would change
@@ -804,7 +817,8 @@ def run(
         "smoke": smoke,
         "machine": machine_info(devices[-1]),
         "method": ("interleaved rounds (rotating order), warm-up calls untimed, median over "
-                   "rounds; ratio = median over rounds of time / floor time in the same round"),
+                   "rounds; ratio = median over rounds of time / floor time in the same round"
+                   + (f"; each timing {calls} calls back to back" if calls > 1 else "")),
         "allocator": allocator,
         "load_average": {"start": _load_average()},
         "results": [],
@@ -824,7 +838,7 @@ def run(
                 {"bench": "all", "device": "cuda", "reason": "no CUDA device"}
             )
             continue
-        cfg = config(device, smoke, compile_)
+        cfg = config(device, smoke, compile_) | {"calls": calls}
         for name, fn in benches.items():
             if only is None or name in only:
                 with torch.no_grad():
@@ -855,6 +869,13 @@ def main(argv: list[str] | None = None) -> int:
         "--no-compile", action="store_true", help="skip the torch.compile candidate"
     )
     parser.add_argument(
+        "--calls",
+        type=int,
+        default=1,
+        help="calls back to back in each timing (default 1: one synchronised call, host time "
+        "counted; more: as in a model, host time overlapping the queued kernels)",
+    )
+    parser.add_argument(
         "--plan",
         type=float,
         metavar="GIB",
@@ -877,6 +898,7 @@ def main(argv: list[str] | None = None) -> int:
             devices=[device],
             only=args.only.split(",") if args.only else None,
             compile_=not args.no_compile,
+            calls=args.calls,
         )
         out = args.out
         if out is None:

@@ -32,6 +32,8 @@ cat "$out/machine.txt"
 
 part tiles 150 python3 -m benchmarks.rope_tiles --out "$out/tiles.json"
 part bench-rope 90 python3 -m benchmarks.bench --device cuda --only rope --out "$out/bench-rope.json"
+part bench-rope-b2b 90 python3 -m benchmarks.bench --device cuda --only rope --calls 20 \
+    --out "$out/bench-rope-b2b.json"
 part bench-alibi 110 python3 -m benchmarks.bench --device cuda --only alibi,alibi_decode \
     --out "$out/bench-alibi.json"
 part gpu-tests 110 python3 -m pytest -m gpu tests/lib -q -p no:cacheprovider -n 8 \

@@ -114,6 +114,27 @@ def test_rope_tile_sweep_checks_every_tile() -> None:
     assert tiles == {(layout, t) for layout in ("half", "interleaved") for t in expected}
 
 
+def test_each_timing_can_hold_several_calls() -> None:
+    """``calls``: every timing runs a candidate that many times back to back and reports the
+    time of one call (a 2 ms sleep stays about 2 ms per call, not 2 ms x calls)."""
+    import time
+
+    counts = {"sleep": 0, "floor": 0}
+
+    def sleep():
+        counts["sleep"] += 1
+        time.sleep(0.002)
+
+    def floor():
+        counts["floor"] += 1
+
+    stats = bench.time_interleaved(
+        {"floor": floor, "sleep": sleep}, floor="floor", rounds=3, warmup=1, device="cpu", calls=4
+    )
+    assert counts == {"sleep": 1 + 3 * 4, "floor": 1 + 3 * 4}
+    assert 1.9 < stats["sleep"]["median_ms"] < 4
+
+
 def test_smoke_run_writes_valid_json(tmp_path: Path, capsys) -> None:
     out = tmp_path / "smoke.json"
     assert bench.main(["--smoke", "--device", "cpu", "--out", str(out)]) == 0
