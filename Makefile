@@ -173,7 +173,7 @@ smollm2: install  ## chapter 19's experiment: SmolLM2-135M past its context, eve
 smollm2-quick: install  ## the same in about a minute (pipeline check, tiny lengths): results/quick.json
 	@$(PY) -m experiments.smollm2.run --quick
 
-.PHONY: experiment experiment-quick
+.PHONY: experiment experiment-quick experiment-rivals
 experiment: install  ## chapter 8's experiment, full profile: results/full.json (seed 0, ~4 min CPU), results/seeds.json (3 seeds + passkey, 39 min CPU; JOBS=n in parallel)
 	@nice -n 10 $(PY) -m experiments.extrapolation.train
 	@nice -n 10 $(PY) -m experiments.extrapolation.seeds --jobs $(or $(JOBS),1)
@@ -181,6 +181,10 @@ experiment: install  ## chapter 8's experiment, full profile: results/full.json 
 experiment-quick: install  ## the same experiment in seconds (pipeline check): results/quick.json, results/seeds-quick.json
 	@$(PY) -m experiments.extrapolation.train --quick
 	@$(PY) -m experiments.extrapolation.seeds --quick
+
+experiment-rivals: install  ## chapter 21: xPos, KERPLE, FIRE and CoPE in chapter 8's experiment: results/rivals.json (~4 min), results/rivals-seeds.json (3 seeds + passkey)
+	@nice -n 10 $(PY) -m experiments.extrapolation.train --rivals
+	@nice -n 10 $(PY) -m experiments.extrapolation.seeds --rivals --jobs $(or $(JOBS),1)
 
 clean:  ## remove the built site, figures and caches (keeps .venv and node_modules)
 	rm -rf site docs/figures .cache .pytest_cache

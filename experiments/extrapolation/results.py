@@ -34,6 +34,13 @@ pipeline check (``committed_seeds``). Schema::
                                     retrieval: {length: accuracy or null},
                                     retrieval_by_depth: {length: {depth: accuracy} or null}}}}
 
+Chapter 21 runs four rivals of RoPE (``RIVAL_LABELS``) through the same code, profile, seeds,
+evaluation lengths and passkey test: ``train.py --rivals`` writes ``results/rivals.json`` and
+``seeds.py --rivals`` writes ``results/rivals-seeds.json`` (quick profile: ``rivals-quick.json``
+and ``rivals-seeds-quick.json``, not committed), in the schemas above with the rivals as the
+methods; ``load``, ``load_seeds`` and the validators take ``rivals=True`` for them. Chapter 8's
+files stay as they were.
+
 ``spread`` summarises one method at one length over the seeds: (mean, min, max).
 """
 
@@ -57,15 +64,24 @@ LABELS = {
     "rope+yarn": "RoPE + YaRN",
     "alibi": "ALiBi",
 }
+# chapter 21: the rivals, in the order its table shows them
+RIVAL_LABELS = {"xpos": "xPos", "kerple": "KERPLE (log)", "fire": "FIRE", "cope": "CoPE"}
 TOP_LEVEL = ("profile", "config", "hardware", "software", "wall_seconds", "results")
 METHOD = ("trained_as", "final_train_loss", "perplexity", "perplexity_beyond_128")
 
 
-def path(profile: str = "full") -> Path:
+def labels(rivals: bool = False) -> dict[str, str]:
+    """The methods of a results file and their display names: chapter 8's, or the rivals'."""
+    return RIVAL_LABELS if rivals else LABELS
+
+
+def path(profile: str = "full", rivals: bool = False) -> Path:
+    if rivals:
+        return DIRECTORY / ("rivals.json" if profile == "full" else f"rivals-{profile}.json")
     return DIRECTORY / f"{profile}.json"
 
 
-def validate(report: dict[str, Any], where: str = "report") -> dict[str, Any]:
+def validate(report: dict[str, Any], where: str = "report", rivals: bool = False) -> dict[str, Any]:
     """Check a report's keys; every method has a perplexity at every evaluation length.
 
     Raises:
@@ -73,8 +89,11 @@ def validate(report: dict[str, Any], where: str = "report") -> dict[str, Any]:
     """
     if missing := [key for key in TOP_LEVEL if key not in report]:
         raise ValueError(f"{where}: missing keys {missing}")
-    if set(report["results"]) != set(LABELS):
-        raise ValueError(f"{where}: methods {sorted(report['results'])}, expected {sorted(LABELS)}")
+    expected = labels(rivals)
+    if set(report["results"]) != set(expected):
+        raise ValueError(
+            f"{where}: methods {sorted(report['results'])}, expected {sorted(expected)}"
+        )
     lengths = {str(n) for n in report["config"]["eval_lengths"]}
     for method, entry in report["results"].items():
         if absent := [key for key in METHOD if key not in entry]:
@@ -87,16 +106,17 @@ def validate(report: dict[str, Any], where: str = "report") -> dict[str, Any]:
     return report
 
 
-def load(profile: str = "full") -> dict[str, Any]:
-    """The results of a profile, checked.
+def load(profile: str = "full", rivals: bool = False) -> dict[str, Any]:
+    """The results of a profile, checked (``rivals=True``: chapter 21's rivals).
 
     Raises:
-        FileNotFoundError: The profile has not been run (``make experiment`` runs "full").
+        FileNotFoundError: The profile has not been run (``make experiment`` runs "full",
+            ``make experiment-rivals`` the rivals).
     """
-    file = path(profile)
+    file = path(profile, rivals)
     if not file.is_file():
         raise FileNotFoundError(f"{file} not found: `make experiment` writes results/full.json")
-    return validate(json.loads(file.read_text(encoding="utf-8")), str(file))
+    return validate(json.loads(file.read_text(encoding="utf-8")), str(file), rivals)
 
 
 SEEDS_TOP_LEVEL = (
@@ -106,11 +126,14 @@ RUN = ("trained_as", "final_train_loss", "perplexity", "perplexity_beyond_128", 
        "retrieval_by_depth")  # fmt: skip
 
 
-def seeds_path(profile: str = "full") -> Path:
-    return DIRECTORY / ("seeds.json" if profile == "full" else f"seeds-{profile}.json")
+def seeds_path(profile: str = "full", rivals: bool = False) -> Path:
+    name = "rivals-seeds" if rivals else "seeds"
+    return DIRECTORY / (f"{name}.json" if profile == "full" else f"{name}-{profile}.json")
 
 
-def validate_seeds(report: dict[str, Any], where: str = "report") -> dict[str, Any]:
+def validate_seeds(
+    report: dict[str, Any], where: str = "report", rivals: bool = False
+) -> dict[str, Any]:
     """Check a seeds report: every method, every seed, a value or null at every length.
 
     Raises:
@@ -118,8 +141,9 @@ def validate_seeds(report: dict[str, Any], where: str = "report") -> dict[str, A
     """
     if missing := [key for key in SEEDS_TOP_LEVEL if key not in report]:
         raise ValueError(f"{where}: missing keys {missing}")
-    if set(report["runs"]) != set(LABELS):
-        raise ValueError(f"{where}: methods {sorted(report['runs'])}, expected {sorted(LABELS)}")
+    expected = labels(rivals)
+    if set(report["runs"]) != set(expected):
+        raise ValueError(f"{where}: methods {sorted(report['runs'])}, expected {sorted(expected)}")
     seeds = {str(s) for s in report["config"]["seeds"]}
     lengths = {str(n) for n in report["config"]["eval_lengths"]}
     for method, by_seed in report["runs"].items():
@@ -137,16 +161,16 @@ def validate_seeds(report: dict[str, Any], where: str = "report") -> dict[str, A
     return report
 
 
-def load_seeds(profile: str = "full") -> dict[str, Any]:
-    """The seeds results of a profile, checked.
+def load_seeds(profile: str = "full", rivals: bool = False) -> dict[str, Any]:
+    """The seeds results of a profile, checked (``rivals=True``: chapter 21's rivals).
 
     Raises:
         FileNotFoundError: The profile has not been run (``make experiment`` runs "full").
     """
-    file = seeds_path(profile)
+    file = seeds_path(profile, rivals)
     if not file.is_file():
         raise FileNotFoundError(f"{file} not found: `make experiment` writes results/seeds.json")
-    return validate_seeds(json.loads(file.read_text(encoding="utf-8")), str(file))
+    return validate_seeds(json.loads(file.read_text(encoding="utf-8")), str(file), rivals)
 
 
 def spread(

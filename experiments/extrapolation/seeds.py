@@ -3,6 +3,7 @@
     python -m experiments.extrapolation.seeds           # full profile -> results/seeds.json
     python -m experiments.extrapolation.seeds --quick   # pipeline check -> seeds-quick.json
     python -m experiments.extrapolation.seeds --jobs 2  # two models at a time, one thread each
+    python -m experiments.extrapolation.seeds --rivals  # chapter 21 -> results/rivals-seeds.json
 
 For every seed and every position method: train the language model of ``train.py`` (the seed
 sets the initial weights and the batches; seed 0 is the model of results/full.json), measure its
@@ -30,7 +31,7 @@ import torch
 from experiments.extrapolation import results as results_file
 from experiments.extrapolation import retrieval, train
 from experiments.extrapolation.corpus import ALPHABET, load_splits
-from experiments.extrapolation.model import METHODS
+from experiments.extrapolation.model import METHODS, RIVALS
 
 PROFILES = {
     # the language models of train.py's full profile, three seeds: 18 models, each fine-tuned
@@ -168,7 +169,12 @@ def _run_job(args: tuple[str, int, str, Path]) -> tuple[int, str, dict]:
     return seed, method, runs
 
 
-def run(profile: str, out: Path, *, jobs: int = 1, runs_dir: Path = RUNS, log=print) -> dict:
+def run(
+    profile: str, out: Path, *, jobs: int = 1, runs_dir: Path = RUNS, log=print,
+    rivals: bool = False,
+) -> dict:  # fmt: skip
+    """Every (seed, method) of the profile: chapter 8's methods, or chapter 21's with
+    ``rivals=True`` (the same settings, seeds, lengths and passkeys, another results file)."""
     settings = PROFILES[profile]
     config = {
         "lm": settings["lm"], "seeds": list(settings["seeds"]),
@@ -179,7 +185,8 @@ def run(profile: str, out: Path, *, jobs: int = 1, runs_dir: Path = RUNS, log=pr
         "train_len": train.TRAIN_LEN, "eval_lengths": list(train.EVAL_LENGTHS),
         "vocab": len(ALPHABET), "corpus": "data/corpus.txt",
     }  # fmt: skip
-    tasks = [(profile, s, m, runs_dir) for s in settings["seeds"] for m in METHODS]
+    methods = RIVALS if rivals else METHODS
+    tasks = [(profile, s, m, runs_dir) for s in settings["seeds"] for m in methods]
     began = time.perf_counter()
     runs: dict[str, dict[str, dict]] = {}
     cpu = 0.0
@@ -198,10 +205,10 @@ def run(profile: str, out: Path, *, jobs: int = 1, runs_dir: Path = RUNS, log=pr
         "software": {"python": platform.python_version(), "torch": torch.__version__},
         "wall_seconds": round(time.perf_counter() - began, 1),
         "cpu_seconds": round(cpu, 1),  # the sum over the jobs (one thread each)
-        "runs": {name: runs[name] for name in results_file.LABELS},
+        "runs": {name: runs[name] for name in results_file.labels(rivals)},
     }  # fmt: skip
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results_file.validate_seeds(report), indent=1) + "\n")
+    out.write_text(json.dumps(results_file.validate_seeds(report, rivals=rivals), indent=1) + "\n")
     log(f"wrote {out} in {report['wall_seconds']} s ({report['cpu_seconds']} s of CPU time)")
     return report
 
@@ -212,10 +219,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--jobs", type=int, default=1, help="models trained at the same time")
     parser.add_argument("--out", type=Path, help="results file (default results/seeds.json)")
     parser.add_argument("--runs", type=Path, default=RUNS, help="where finished jobs are kept")
+    parser.add_argument(
+        "--rivals", action="store_true", help="chapter 21's methods: " + ", ".join(RIVALS)
+    )
     args = parser.parse_args(argv)
     profile = "quick" if args.quick else "full"
-    default = results_file.seeds_path(profile)
-    return run(profile, args.out or default, jobs=args.jobs, runs_dir=args.runs)
+    default = results_file.seeds_path(profile, args.rivals)
+    return run(profile, args.out or default, jobs=args.jobs, runs_dir=args.runs, rivals=args.rivals)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python -m experiments.extrapolation.train            # full profile -> results/full.json
     python -m experiments.extrapolation.train --quick    # pipeline check -> results/quick.json
+    python -m experiments.extrapolation.train --rivals   # chapter 21 -> results/rivals.json
 
 Everything runs on one CPU thread with fixed seeds. The results file records the settings, the
 hardware, the software versions and how long each part took; the chapter's table and figure are
@@ -23,7 +24,7 @@ import torch.nn.functional as F
 from benchmarks.machine import cpu_name
 from experiments.extrapolation import results as results_file
 from experiments.extrapolation.corpus import ALPHABET, load_splits
-from experiments.extrapolation.model import METHODS, TinyLM
+from experiments.extrapolation.model import METHODS, RIVALS, TinyLM
 
 PROFILES = {
     # about 4 minutes of CPU time on one core (more wall-clock time on a busy machine)
@@ -134,6 +135,11 @@ def hardware() -> dict:
 
 
 def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
+    """Train and evaluate ``methods`` (chapter 8's ``METHODS`` or chapter 21's ``RIVALS``, not
+    a mix: each set has its own results file) with one profile; write the report to ``out``."""
+    rivals = tuple(methods) == RIVALS
+    if not rivals and tuple(methods) != METHODS:
+        raise ValueError(f"methods must be {METHODS} or {RIVALS}, got {methods!r}")
     torch.set_num_threads(1)
     cfg = PROFILES[profile]
     train_ids, valid_ids = load_splits()
@@ -191,7 +197,7 @@ def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
         "results": results,
     }  # fmt: skip
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results_file.validate(report), indent=1) + "\n")
+    out.write_text(json.dumps(results_file.validate(report, rivals=rivals), indent=1) + "\n")
     log(f"wrote {out} in {report['wall_seconds']} s")
     return report
 
@@ -199,10 +205,14 @@ def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny pipeline check (seconds)")
+    parser.add_argument(
+        "--rivals", action="store_true", help="chapter 21's methods: " + ", ".join(RIVALS)
+    )
     parser.add_argument("--out", type=Path, help="results file (default results/<profile>.json)")
     args = parser.parse_args(argv)
     profile = "quick" if args.quick else "full"
-    return run(profile, args.out or results_file.path(profile))
+    methods = RIVALS if args.rivals else METHODS
+    return run(profile, args.out or results_file.path(profile, args.rivals), methods)
 
 
 if __name__ == "__main__":

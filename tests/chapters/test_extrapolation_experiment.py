@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -77,7 +78,9 @@ def test_learned_model_refuses_positions_past_training_length():
 
 def test_unknown_method_is_rejected():
     with pytest.raises(ValueError, match="method must be one of"):
-        model.TinyLM("xpos", vocab=10)
+        model.TinyLM("sandwich", vocab=10)
+    with pytest.raises(ValueError, match="methods must be"):  # one set per results file
+        train.run("quick", Path("unused.json"), methods=("rope", "xpos"))
 
 
 def _frequencies(variant: dict, head_dim: int) -> torch.Tensor:
@@ -236,3 +239,109 @@ def test_committed_seeds_results_match_the_code():
         for name in results_file.LABELS:
             for run in report["runs"][name].values():
                 assert run["retrieval"]["128"] >= 500 * chance
+
+
+# -- chapter 21: the rivals of RoPE in the same experiment (train.py --rivals, seeds.py --rivals) --
+
+
+@pytest.fixture(scope="module")
+def quick_rivals(tmp_path_factory):
+    threads = torch.get_num_threads()
+    try:
+        folder = tmp_path_factory.mktemp("rivals")
+        report = train.main(["--quick", "--rivals", "--out", str(folder / "rivals-quick.json")])
+        seeds_report = seeds.main(
+            ["--quick", "--rivals", "--out", str(folder / "rivals-seeds-quick.json"),
+             "--runs", str(folder / "runs")]
+        )  # fmt: skip
+        return report, seeds_report
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_quick_rivals_profile_runs_end_to_end(quick_rivals):
+    report, seeds_report = quick_rivals
+    results_file.validate(report, rivals=True)
+    results_file.validate_seeds(seeds_report, rivals=True)
+    assert set(report["results"]) == set(model.RIVALS) == set(results_file.RIVAL_LABELS)
+    for entry in report["results"].values():
+        for length in ("128", "256", "512", "1024"):
+            assert math.isfinite(entry["perplexity"][length])
+        assert entry["final_train_loss"] < math.log(len(corpus.ALPHABET))
+    for by_seed in seeds_report["runs"].values():
+        for run in by_seed.values():
+            assert all(0 <= run["retrieval"][n] <= 1 for n in ("128", "256", "512", "1024"))
+    # the same settings as chapter 8's quick runs: comparable numbers
+    assert {key: report["config"][key] for key in train.PROFILES["quick"]} == train.PROFILES[
+        "quick"
+    ]
+    assert seeds_report["config"]["lm"] == train.PROFILES["quick"]
+
+
+@pytest.mark.parametrize("rival", model.RIVALS)
+def test_rivals_start_from_the_same_weights_as_chapter_8s_models(rival):
+    """Comparable with chapter 8: the shared layers get the same initial weights with the same
+    seed (the rivals' own modules are created after them), and chapter 8's methods gain no
+    parameter."""
+    options = dict(vocab=len(corpus.ALPHABET), dim=32, heads=2, layers=2)
+    torch.manual_seed(0)
+    base = model.TinyLM("rope", **options).state_dict()
+    torch.manual_seed(0)
+    other = model.TinyLM(rival, **options).state_dict()
+    for name, tensor in base.items():
+        assert torch.equal(other[name], tensor), name
+    own = set(other) - set(base)
+    assert all(name.startswith(rival) for name in own)
+    assert own or rival == "xpos"  # xPos has no weights (its table is not saved)
+    for method in model.METHODS:
+        torch.manual_seed(0)
+        names = set(model.TinyLM(method, **options).state_dict())
+        assert not any(name.startswith(model.RIVALS) for name in names)
+
+
+def test_rivals_are_posencs_modules_placed_as_documented():
+    options = dict(vocab=len(corpus.ALPHABET), dim=32, heads=2, layers=2, train_len=128)
+    xpos = model.TinyLM("xpos", **options)
+    xpos.set_rope_scaling(None)  # what the evaluation loops call after every length
+    assert isinstance(xpos.rope, posenc.XPos) and xpos.rope.head_dim == 16
+    with pytest.raises(ValueError, match="xpos"):
+        xpos.set_rope_scaling({"rope_type": "linear", "factor": 2.0})
+    kerple = model.TinyLM("kerple", **options)
+    assert isinstance(kerple.kerple, posenc.Kerple) and kerple.kerple.kernel == "log"
+    fire = model.TinyLM("fire", **options)
+    assert len(fire.fire) == 2 and fire.fire[0] is not fire.fire[1]  # one per layer
+    cope = model.TinyLM("cope", **options)
+    assert len(cope.cope) == 2 and all(m.num_positions == 129 for m in cope.cope)
+    ids = torch.zeros(1, 300, dtype=torch.long)  # longer than trained: every rival runs
+    for lm in (xpos, kerple, fire, cope):
+        assert lm(ids).shape == (1, 300, len(corpus.ALPHABET))
+
+
+def test_cope_layer_adds_the_released_term():
+    """The CoPE layer computes (q·k + q·e[p]) / sqrt(d) with gates sigmoid(q·k / sqrt(d)), as
+    the authors' ContextPosSelfAttn: compared with posenc's test reference of that layer."""
+    from tests.lib.references import cope_released_attention
+
+    torch.manual_seed(0)
+    block = model.Block(16, 2)
+    cope = posenc.CoPE(8, 7)
+    with torch.no_grad():
+        cope.pos_emb.normal_()
+    x = torch.randn(1, 6, 16)
+    q, k, v = block.qkv(block.norm1(x)).split(16, dim=-1)
+    q, k, v = (t.view(1, 6, 2, 8).transpose(1, 2) for t in (q, k, v))
+    expected = cope_released_attention(
+        q[0], k[0], v[0], torch.ones(6, 6).tril(), cope.pos_emb[None], 7
+    )  # (heads, T, head_dim)
+    out = expected.transpose(0, 1).reshape(1, 6, 16)
+    expected_x = x + block.proj(out)
+    expected_x = expected_x + block.mlp(block.norm2(expected_x))
+    torch.testing.assert_close(block(x, cope=cope), expected_x, atol=1e-5, rtol=1e-5)
+
+
+def test_committed_rivals_results_are_comparable_with_chapter_8s():
+    """results/rivals.json: the rivals, with the settings, seed and lengths of chapter 8's
+    committed results/full.json."""
+    rivals, chapter8 = results_file.load("full", rivals=True), results_file.load("full")
+    assert rivals["config"] == chapter8["config"]
+    assert rivals["hardware"]["threads"] == 1 and rivals["wall_seconds"] > 0
