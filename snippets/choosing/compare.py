@@ -31,7 +31,12 @@ parameters["nope"] = 0
 # which models use what (the next section): the released configs posenc ships, read by
 # posenc.describe, and the rows of snippets/choosing/models.json that have no such config
 MODELS = Path(posenc.__file__).resolve().parents[2] / "snippets/choosing/models.json"
-family = {"learned": "learned", "T5 bias": "t5", "ALiBi": "alibi"}  # everything else rotates
+family = {
+    "learned": "learned",
+    "T5 bias": "t5",
+    "ALiBi": "alibi",
+    "none (recurrent layers)": "nope",
+}  # everything else rotates
 users = {name: [] for name in ("nope", "sinusoidal", "learned", "t5", "rope", "alibi")}
 for name in posenc.released_configs():
     kinds = posenc.describe(posenc.released_config(name)["config"]).kinds()
@@ -73,6 +78,7 @@ COMPARE = {
         ),
         "transformer": "original Transformer (2017)",
         "many": "{} models of the next section",
+        "hybrids": "{} (hybrids: order from recurrent layers)",
         "comma": ", ",
         "n/a": "n/a",
     },
@@ -106,6 +112,7 @@ COMPARE = {
         ),
         "transformer": "原始 Transformer（2017）",
         "many": "下一节的 {} 个模型",
+        "hybrids": "{}（混合模型，顺序来自递推层）",
         "comma": "、",
         "n/a": "不能运行",
     },
@@ -122,6 +129,8 @@ def show_comparison(lang="en"):
         short, long = ppl["128"], ppl["1024"]  # null where a method cannot run at that length
         used = users[name] if name != "sinusoidal" else [text["transformer"]]
         used = text["many"].format(len(used)) if len(used) > 3 else text["comma"].join(used)
+        if name == "nope" and used:  # no position code in any layer: the hybrids of chapter 17
+            used = text["hybrids"].format(used)
         cells = [
             label, kind, str(parameters[name]), where, cost, f"{short:.2f}",
             text["n/a"] if long is None else f"{long:.2f}",

@@ -29,8 +29,13 @@ LABELS = {
             "rotary",
             "layers",
         ),
-        "encoding": {"learned": "learned", "T5 bias": "T5 bias"},
+        "encoding": {
+            "learned": "learned",
+            "T5 bias": "T5 bias",
+            "none (recurrent layers)": "none (order from recurrent layers)",
+        },
         "default": "{} (default)",
+        "not read": "not read",
         "global layers": "{} (global)",
         "opt-in": "{} (opt-in)",
         "all": "all",
@@ -38,14 +43,21 @@ LABELS = {
         "interleaved": " interleaved",
         "alike": "all alike",
         "every": "all: {}",
+        "ratio": "{} (ratio only)",
         "attention": {"global": "global", "local": "local {}", "chunked": "chunks of {}"},
         "comma": ", ",
         "colon": ": ",
     },
     "zh": {
         "header": ("模型", "编码", "上下文长度", "底数 θ", "缩放", "排布", "旋转维度", "各层"),
-        "encoding": {"learned": "可学习", "T5 bias": "T5 偏置", "RoPE (MLA)": "RoPE（MLA）"},
+        "encoding": {
+            "learned": "可学习",
+            "T5 bias": "T5 偏置",
+            "RoPE (MLA)": "RoPE（MLA）",
+            "none (recurrent layers)": "无（顺序来自递推层）",
+        },
         "default": "{}（默认值）",
+        "not read": "未读到",
         "global layers": "{}（全局层）",
         "opt-in": "{}（需开启）",
         "all": "全部",
@@ -53,6 +65,7 @@ LABELS = {
         "interleaved": " 交错",
         "alike": "每层相同",
         "every": "每层：{}",
+        "ratio": "{}（只知比例）",
         "attention": {"global": "全局", "local": "局部 {}", "chunked": "分块 {}"},
         "comma": "，",
         "colon": "：",
@@ -64,10 +77,15 @@ def number(x):
     return "-" if x is None else f"{x:g}" if x != int(x) else str(int(x))
 
 
+def unread(m, key, text, cell):
+    """The cell, or 'not read' where the released config's key could not be read here."""
+    return text["not read"] if key in m.get("unread", ()) else cell
+
+
 def scaling_cell(m, text):
     scaling = m["scaling"]
     if scaling is None:
-        return "-"
+        return unread(m, "rope_scaling", text, "-")
     kind = scaling.get("rope_type", scaling.get("type"))
     factor = scaling.get("factor")
     cell = kind + (f" ×{factor:g}" if factor else "")
@@ -100,12 +118,18 @@ def layers_cell(m, text):
         return text["alike"]
     groups = []
     for group in m["layers"]:
-        where = text["attention"][group["attention"]].format(group.get("span"))
-        words = ("RoPE " if group["rope"] else "NoPE ") + where
+        if group["attention"] == "none":  # a recurrent or linear-attention layer, named
+            words = group["mixer"]
+        else:
+            where = text["attention"][group["attention"]].format(group.get("span"))
+            words = ("RoPE " if group["rope"] else "NoPE ") + where
         if "theta" in group:
             words += f" θ {number(group['theta'])}"
         groups.append(words if len(m["layers"]) == 1 else f"{group['n']}× {words}")
-    return text["every"].format(groups[0]) if len(groups) == 1 else text["comma"].join(groups)
+    if len(groups) == 1:
+        return text["every"].format(groups[0])
+    cell = text["comma"].join(groups)
+    return cell if m["num_layers"] else text["ratio"].format(cell)  # no count: a ratio
 
 
 def show_models(lang="en"):
@@ -115,14 +139,14 @@ def show_models(lang="en"):
     for m in models:
         if "released" in m:  # its row is computed from the committed config (released.py)
             continue
-        context = number(m["context"])
+        context = unread(m, "max_position_embeddings", text, number(m["context"]))
         if m.get("context_default"):
             context = text["default"].format(context)
         row = [
             m["model"],
             text["encoding"].get(m["encoding"], m["encoding"]),
             context,
-            number(m["theta"]),
+            unread(m, "rope_theta", text, number(m["theta"])),
             scaling_cell(m, text),
             m["layout"] or "-",
             rotary_cell(m, text),

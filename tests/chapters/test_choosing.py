@@ -10,10 +10,13 @@ scaling, rotated width, layer pattern, M-RoPE sections) must be what that class 
 The layouts are checked against each family's own rotation function, the scaling dicts against
 transformers' frequency functions (and MiniMind's against its own formula), and the claims the
 prose makes about transformers' T5, BLOOM, GPT-2 and BERT against tiny models built offline.
+The hybrids of chapter 17 (recurrent or linear-attention layers next to softmax attention) are
+checked against the layers transformers builds from their keys, and against chapter 17's table.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import math
@@ -23,14 +26,18 @@ import pytest
 import torch
 import transformers
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.minimax import modeling_minimax
 
 import posenc
+from tests.lib.families import quietly
 from tools import layout
 
 CHAPTER = layout.find_chapter("choosing")
 MODELS = json.loads((CHAPTER.snippet_folder / "models.json").read_text(encoding="utf-8"))["models"]
 ROTARY = {"RoPE", "M-RoPE", "RoPE (MLA)"}
-ENCODINGS = ROTARY | {"learned", "T5 bias", "ALiBi"}
+NONE = "none (recurrent layers)"  # no position encoding in any layer (chapter 17's hybrids)
+ENCODINGS = ROTARY | {"learned", "T5 bias", "ALiBi", NONE}
+UNREADABLE = {"max_position_embeddings", "rope_theta", "rope_scaling"}
 IN_TRANSFORMERS = [m for m in MODELS if m["model_type"]]
 LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len")
 
@@ -66,17 +73,34 @@ def test_every_row_is_complete_and_consistent(m: dict) -> None:
     assert m["note"] and any("\u4e00" <= ch <= "\u9fff" for ch in m["note_zh"])
     assert m["encoding"] in ENCODINGS
     rotary = m["encoding"] in ROTARY
-    assert (m["theta"] is not None) == rotary and (m["layout"] is not None) == rotary
-    assert (m["rotary_dim"] is not None) == rotary
+    # a value that could not be read is null, listed in unread, and absent from the config keys
+    unread = set(m.get("unread", []))
+    assert unread <= UNREADABLE and not unread & set(m["config"])
+    assert (m["theta"] is not None) == (rotary and "rope_theta" not in unread)
+    assert (m["layout"] is not None) == rotary and (m["rotary_dim"] is not None) == rotary
     if rotary:
         assert 0 < m["rotary_dim"] <= m["head_dim"] and m["rotary_dim"] % 2 == 0
+    else:
+        assert not unread & {"rope_theta", "rope_scaling"}
+    if "max_position_embeddings" in unread:
+        assert m["context"] is None
+    if "rope_scaling" in unread:
+        assert m["scaling"] is None
     # the table's scaling is the config's dict, and its context the config's length key
     assert m["scaling"] == m["config"].get("rope_scaling") or m["encoding"] == "M-RoPE"
     written = [m["config"][key] for key in LENGTH_KEYS if key in m["config"]]
     assert written == ([] if m.get("context_default") or m["context"] is None else [m["context"]])
     for group in m["layers"] or []:
-        assert group["attention"] in ("global", "local", "chunked")
-        assert ("span" in group) == (group["attention"] != "global")
+        assert group["attention"] in ("global", "local", "chunked", "none")
+        assert ("span" in group) == (group["attention"] in ("local", "chunked"))
+        # "none": a recurrent or linear-attention layer, named, and never rotated
+        assert ("mixer" in group) == (group["attention"] == "none")
+        assert not (group["attention"] == "none" and group["rope"])
+    if m["layers"]:
+        assert any(group["rope"] for group in m["layers"]) == rotary
+        assert "num_layers" in m  # null: only the ratio of the unit is known
+    recurrent = any(group["attention"] == "none" for group in m["layers"] or [])
+    assert (m["encoding"] == NONE) == (recurrent and not rotary)
 
 
 # -- against transformers' config classes ----------------------------------------------------
@@ -86,7 +110,10 @@ def test_every_row_is_complete_and_consistent(m: dict) -> None:
 def test_row_is_what_transformers_reads_from_the_config(m: dict) -> None:
     config = config_of(m)
     lengths = [getattr(config, key) for key in LENGTH_KEYS if hasattr(config, key)]
-    if m["context"] is None:
+    unread = m.get("unread", [])
+    if "max_position_embeddings" in unread:  # the library would fill in its class default
+        assert lengths == [type(config)().max_position_embeddings]
+    elif m["context"] is None:
         assert lengths == [], "no length key, none from the library either"
     else:
         assert m["context"] in lengths
@@ -100,7 +127,10 @@ def test_row_is_what_transformers_reads_from_the_config(m: dict) -> None:
         assert config.rotary_dim == m["rotary_dim"] and config.n_embd // config.n_head == 256
         return
     parameters = rope_parameters(config)
-    assert parameters["rope_theta"] == m["theta"]
+    if "rope_theta" in unread:  # not the released base: transformers' generic default
+        assert parameters["rope_theta"] == 10000.0 and m["theta"] is None
+    else:
+        assert parameters["rope_theta"] == m["theta"]
     if m["scaling"] is not None:
         kind = m["scaling"].get("rope_type", m["scaling"].get("type"))
         assert parameters["rope_type"] == kind
@@ -113,6 +143,9 @@ def test_row_is_what_transformers_reads_from_the_config(m: dict) -> None:
         return
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     assert head_dim == m["head_dim"]
+    if m["model_type"] == "minimax":  # the card's half of the head; see the test of MiniMax below
+        assert m["rotary_dim"] * 2 == head_dim
+        return
     assert int(head_dim * parameters.get("partial_rotary_factor", 1.0)) == m["rotary_dim"]
     if axes := m.get("axes"):  # M-RoPE sections count pairs of channels
         assert parameters["mrope_section"] == axes["sections"]
@@ -126,7 +159,12 @@ def expected_layers(m: dict) -> list[tuple]:
     return [unit[i % len(unit)] for i in range(m["num_layers"])]
 
 
-PATTERNED = [m for m in IN_TRANSFORMERS if m["layers"]]
+def is_hybrid(m: dict) -> bool:
+    """Recurrent or linear-attention layers next to softmax attention (chapter 17)."""
+    return any(group["attention"] == "none" for group in m["layers"] or [])
+
+
+PATTERNED = [m for m in IN_TRANSFORMERS if m["layers"] and not is_hybrid(m)]
 
 
 @pytest.mark.parametrize("m", PATTERNED, ids=ids(PATTERNED))
@@ -384,9 +422,161 @@ def test_identical_tokens_would_hide_the_order(every_layer) -> None:
 
 
 def test_the_rows_not_read_from_the_hub_are_the_ones_the_page_names() -> None:
-    """'For four of them (Llama 4 Scout Instruct, Gemma 3 27B, Qwen3-VL, gpt-oss-120b) the
-    values come from the code or README of the model's authors'; none of the four is among
-    the rows the first table computes."""
+    """'For eight of them the Hub file could not be read': the values of Llama 4 Scout
+    Instruct, Gemma 3 27B, Qwen3-VL, gpt-oss-120b and MiniMax-Text-01 come from the authors'
+    code, README or model card, those of Jamba, Qwen3-Next and Kimi Linear from transformers'
+    config classes; none of the eight is among the rows the first table computes."""
     unread = {m["model"] for m in MODELS if m["source"]["read"].startswith("the hub file")}
-    assert unread == {"Llama 4 Scout", "Gemma 3 27B", "Qwen3-VL-8B", "gpt-oss-120b"}
+    authors = {"Llama 4 Scout", "Gemma 3 27B", "Qwen3-VL-8B", "gpt-oss-120b", "MiniMax-Text-01"}
+    defaults = {"Jamba-v0.1", "Qwen3-Next-80B-A3B", "Kimi-Linear-48B-A3B"}
+    assert unread == authors | defaults
+    from_transformers = {m["model"] for m in MODELS if "transformers 5.23's" in m["source"]["read"]}
+    assert from_transformers == defaults
     assert not any("released" in m for m in MODELS if m["model"] in unread)
+
+
+# -- the hybrids of chapter 17 ------------------------------------------------------------------
+
+HYBRID = [m for m in MODELS if is_hybrid(m)]
+# The module that mixes the tokens in each layer, as transformers 5.23 builds it: the row's
+# mixer for a recurrent or linear-attention layer, None for softmax attention.
+LAYER_MODULES = {
+    "JambaMambaMixer": "Mamba", "JambaAttention": None,
+    "Qwen3NextGatedDeltaNet": "Gated DeltaNet", "Qwen3NextAttention": None,
+    "MiniMaxLightningAttention": "lightning attention", "MiniMaxAttention": None,
+    "KimiLinearDeltaAttention": "KDA", "KimiLinearAttention": None,
+}  # fmt: skip
+# Tiny sizes; the row's keys that place the layers are kept. MiniMax's and Kimi Linear's rows
+# have no such key: their layer lists are written here from the model card and the README.
+TINY = {
+    "jamba": dict(hidden_size=32, num_attention_heads=2, num_key_value_heads=1,
+                  intermediate_size=32, num_experts=2, vocab_size=32, mamba_d_state=4,
+                  mamba_expand=1, mamba_dt_rank=4),
+    "qwen3_next": dict(hidden_size=32, num_attention_heads=2, num_key_value_heads=1, head_dim=16,
+                       intermediate_size=32, moe_intermediate_size=16,
+                       shared_expert_intermediate_size=16, num_experts=2, num_experts_per_tok=1,
+                       vocab_size=32, linear_key_head_dim=8, linear_value_head_dim=8,
+                       linear_num_key_heads=2, linear_num_value_heads=2),
+    # the model card: "a softmax attention is positioned after every 7 lightning attention"
+    "minimax": dict(hidden_size=32, num_attention_heads=2, num_key_value_heads=1, head_dim=16,
+                    intermediate_size=32, num_local_experts=2, vocab_size=32, block_size=4,
+                    layer_types=["full_attention" if (i + 1) % 8 == 0 else "linear_attention"
+                                 for i in range(80)]),
+    # the README gives the 3:1 ratio only: 8 layers, in the checkpoint's 1-indexed lists
+    "kimi_linear": dict(hidden_size=32, num_attention_heads=2, num_key_value_heads=2,
+                        intermediate_size=32, moe_intermediate_size=16, num_experts=2,
+                        num_experts_per_token=1, vocab_size=32, kv_lora_rank=8,
+                        qk_rope_head_dim=4, qk_nope_head_dim=8, v_head_dim=8, pad_token_id=None,
+                        bos_token_id=None, eos_token_id=None, num_hidden_layers=8,
+                        linear_attn_config={"full_attn_layers": [4, 8], "head_dim": 8,
+                                            "kda_layers": [1, 2, 3, 5, 6, 7], "num_heads": 2}),
+}  # fmt: skip
+
+
+def built_layers(model: torch.nn.Module) -> list[tuple]:
+    """(rotates, attention, mixer) per layer of a built model: the layer's token mixer, and
+    whether its forward pass calls the rotation."""
+    layers = []
+    for layer in model.layers:
+        mixers = [mod for mod in layer.children() if type(mod).__name__ in LAYER_MODULES]
+        assert len(mixers) == 1
+        cls = type(mixers[0])
+        rotates = "apply_rotary_pos_emb(" in inspect.getsource(cls.forward)
+        mixer = LAYER_MODULES[cls.__name__]
+        layers.append((rotates, "global" if mixer is None else "none", mixer))
+    return layers
+
+
+def expected_hybrid_layers(m: dict, count: int) -> list[tuple]:
+    unit = [(g["rope"], g["attention"], g.get("mixer")) for g in m["layers"] for _ in range(g["n"])]
+    return [unit[i % len(unit)] for i in range(count)]
+
+
+@pytest.mark.parametrize("m", HYBRID, ids=ids(HYBRID))
+def test_hybrid_layers_are_what_transformers_builds(m: dict) -> None:
+    """Each row's unit, repeated, is the stack transformers builds: which layers are recurrent
+    or linear attention (and which kind), which are softmax attention, which of those rotate.
+    The encoding is none exactly when no built layer rotates."""
+    keys = dict(m["config"], **TINY[m["model_type"]])
+    config = quietly(lambda: transformers.AutoConfig.for_model(m["model_type"], **keys))
+    assert getattr(config, "sliding_window", None) is None  # softmax layers see everything
+    built = built_layers(quietly(lambda: transformers.AutoModel.from_config(config)))
+    if m["num_layers"] is not None:
+        assert len(built) == m["num_layers"] == m["config"]["num_hidden_layers"]
+    assert built == expected_hybrid_layers(m, len(built))
+    assert (m["encoding"] == NONE) == (not any(rotates for rotates, _, _ in built))
+
+
+CHAPTER_17 = {  # data-file row: chapter 17's name
+    "Jamba-v0.1": "Jamba",
+    "Qwen3-Next-80B-A3B": "Qwen3-Next",
+    "MiniMax-Text-01": "MiniMax-Text-01",
+    "Kimi-Linear-48B-A3B": "Kimi Linear",
+}
+
+
+@pytest.fixture(scope="module")
+def hybrid_models() -> dict:
+    folder = layout.find_chapter("hybrid-models").snippet_folder
+    return runpy.run_path(str(folder / "models.py"), run_name="snippet")
+
+
+def test_hybrid_rows_agree_with_chapter_17(hybrid_models) -> None:
+    """The rows hold chapter 17's models: the same unit of layers, the same kind of linear
+    layer, the same rotated width (chapter 17 computes it with posenc.RotaryEmbedding) and the
+    same base, or none where chapter 17 shows none."""
+    assert sorted(CHAPTER_17) == sorted(ids(HYBRID))
+    for m in HYBRID:
+        name = CHAPTER_17[m["model"]]
+        theirs = hybrid_models["MODELS"][name]
+        unit = [
+            "linear_attention" if g["attention"] == "none" else "full_attention"
+            for g in m["layers"]
+            for _ in range(g["n"])
+        ]
+        assert unit == theirs["unit"], name
+        assert all(g["mixer"].startswith(theirs["linear"]) for g in m["layers"] if "mixer" in g)
+        assert hybrid_models["describe"](name)[1] == f"{m['rotary_dim'] or 0} / {m['head_dim']}"
+        full = theirs["rope_parameters"]["full_attention"] or {}
+        assert full.get("rope_theta") == m["theta"], name
+
+
+def test_minimax_card_rotates_half_of_each_head_transformers_all_of_it() -> None:
+    """The note: the model card's RoPE covers half of each 128-channel head (the row's 64), but
+    transformers 5.23's MiniMaxRotaryEmbedding builds its table over the whole head_dim even
+    with partial_rotary_factor 0.5, and apply_rotary_pos_emb turns every channel."""
+    m = next(m for m in MODELS if m["model"] == "MiniMax-Text-01")
+    assert m["rotary_dim"] * 2 == m["head_dim"] == 128
+    config = config_of(m)
+    config.rope_parameters["partial_rotary_factor"] = 0.5
+    rotary = modeling_minimax.MiniMaxRotaryEmbedding(config)
+    assert rotary.inv_freq.numel() * 2 == m["head_dim"]
+    q = torch.randn(1, 1, 2, m["head_dim"], generator=torch.Generator().manual_seed(0))
+    # at position 10^6 the slowest pair (base 1e7) has turned by about 0.13 rad
+    cos, sin = rotary(q, torch.tensor([[0, 1_000_000]]))
+    turned, _ = modeling_minimax.apply_rotary_pos_emb(q, q, cos, sin)
+    moved = (turned - q)[0, 0, 1].abs()  # every channel of the head moves, not only the first 64
+    assert moved[: m["rotary_dim"]].min() > 1e-3 and moved[m["rotary_dim"] :].min() > 1e-3
+
+
+def test_qwen3_next_default_length_is_not_the_blog_s() -> None:
+    """The note: transformers' default max_position_embeddings (32768) is below the 256K of
+    ultra-long-context tasks that the Qwen team's blog reports, so the row shows 'not read'."""
+    m = next(m for m in MODELS if m["model"] == "Qwen3-Next-80B-A3B")
+    assert config_of(m).max_position_embeddings == 32768 < 256 * 1024
+    assert "max_position_embeddings" in m["unread"]
+
+
+@pytest.fixture(scope="module")
+def compare() -> dict:
+    return runpy.run_path(str(CHAPTER.snippet_folder / "compare.py"), run_name="snippet")
+
+
+def test_used_by_counts_every_model_once_under_its_encoding(compare) -> None:
+    """The comparison's 'used by' column: every released config and every data-file row
+    without one is counted once; 'no position code' holds exactly the rows in which no layer
+    has a position encoding, and every row that rotates somewhere counts as RoPE."""
+    users, rows = compare["users"], [m for m in MODELS if "released" not in m]
+    assert sum(map(len, users.values())) == len(posenc.released_configs()) + len(rows)
+    assert users["nope"] == [m["model"] for m in rows if m["encoding"] == NONE] != []
+    assert {m["model"] for m in rows if m["encoding"] in ROTARY} <= set(users["rope"])
