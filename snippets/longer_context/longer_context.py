@@ -357,7 +357,7 @@ def show_longrope2(lang="en"):
         "en": ("critical dimension (theory): Llama 3 8B {} pairs of 64, Phi-3-mini {} of 48",
                "largest divisor at {:>6} tokens: LongRoPE as released {:6.2f}, original RoPE for short inputs {:6.2f}"),
         "zh": ("临界维度（理论值）：Llama 3 8B 64 对中 {} 对，Phi-3-mini 48 对中 {} 对",
-               "{} 个 token 时最大的除数：LongRoPE 发布的因子 {:.2f}，短输入用原始 RoPE 时 {:.2f}"),
+               "{} 个 token 时最大的除数：LongRoPE 发布的缩放倍数 {:.2f}，短输入用原始 RoPE 时 {:.2f}"),
     }[lang]  # fmt: skip
     print(lines[0].format(critical_pairs(128, 500000.0, 8192), critical_pairs(96, 10000.0, 4096)))
     for seq_len in (4096, 4097):
