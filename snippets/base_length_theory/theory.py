@@ -293,6 +293,77 @@ def show_deepseek(lang: str = "en") -> None:
 
 # --8<-- [end:exercise_deepseek]
 
+# --8<-- [start:experiment]
+# snippets/base_length_theory/results.json, written by experiment.py --profile full
+RESULTS = Path(posenc.__file__).resolve().parents[2] / "snippets/base_length_theory/results.json"
+experiment = json.loads(RESULTS.read_text(encoding="utf-8"))
+runs = experiment["results"]  # {base: {"first_negative": m, "runs": [one per seed]}}
+buckets = [f"{lo}-{hi}" for lo, hi in experiment["config"]["buckets"]]
+CHANCE = 1 / experiment["config"]["values"]
+
+
+def mean_by_bucket(base: str, step: str | None = None) -> list[float]:
+    """Accuracy by distance bucket, the mean of the seeds (at ``step``, else after training)."""
+    seeds = runs[base]["runs"]
+    chosen = [run["by_step"][step] if step else run["accuracy"] for run in seeds]
+    return [sum(a[b] for a in chosen) / len(chosen) for b in buckets]
+
+
+def overall(accuracy: dict[str, float]) -> float:
+    return sum(accuracy.values()) / len(accuracy)
+
+
+# what the page says of the runs, checked
+for base, entry in runs.items():
+    by_bucket = mean_by_bucket(base)
+    beyond = [a for (lo, hi), a in zip(experiment["config"]["buckets"], by_bucket, strict=True)
+              if lo > entry["first_negative"]]  # fmt: skip
+    # no fall with distance: past the first negative B_m as good as the nearest bucket
+    assert not beyond or min(beyond) > by_bucket[0] - 0.06, (base, by_bucket)
+    assert min(by_bucket) > CHANCE  # every head learned something
+means = [sum(mean_by_bucket(base)) / len(buckets) for base in runs]
+assert means[0] < means[1] < means[2]  # 10 < 50 < 200: a small base costs accuracy everywhere
+last, before = (str(step) for step in experiment["config"]["checkpoints"][-1:-3:-1])
+for base in runs:  # a plateau: the last two checkpoints within 0.03 of each other
+    assert abs(sum(mean_by_bucket(base, last)) - sum(mean_by_bucket(base, before))) < 0.03 * 6
+
+EXPERIMENT_TEXT = {
+    "en": ("base", "B_m < 0 from", "seeds",
+           "accuracy by distance to the needle (mean of {} seeds, {:,} steps); chance {:.3f}"),
+    "zh": ("底数", "B_m < 0 起于", "各种子",
+           "按到 needle 距离统计的准确率（{} 个种子的平均，{:,} 步）；随机猜为 {:.3f}"),
+}  # fmt: skip
+
+
+def show_experiment(lang: str = "en") -> None:
+    base_head, first_head, seeds_head, title = EXPERIMENT_TEXT[lang]
+    cfg = experiment["config"]
+    print(title.format(len(cfg["seeds"]), cfg["steps"], CHANCE))
+    print(pad(base_head, 6) + pad(first_head, 14) + "".join(pad(b, 7) for b in buckets)
+          + pad(seeds_head, 13))  # fmt: skip
+    for base, entry in runs.items():
+        each = [overall(run["accuracy"]) for run in entry["runs"]]
+        print(f"{base:>6}{entry['first_negative']:>14}"
+              + "".join(f"{a:>7.2f}" for a in mean_by_bucket(base))
+              + f"{min(each):>8.2f}–{max(each):.2f}")  # fmt: skip
+
+
+CURVE_TEXT = {"en": ("base", "after {:,} steps"), "zh": ("底数", "{:,} 步后")}
+
+
+def show_curve(lang: str = "en") -> None:
+    """Accuracy over every distance (mean of the seeds) at each checkpoint."""
+    base_head, step_head = CURVE_TEXT[lang]
+    steps = [str(step) for step in experiment["config"]["checkpoints"]]
+    width = {"en": 20, "zh": 13}[lang]
+    print(pad(base_head, 6) + "".join(pad(step_head.format(int(s)), width) for s in steps))
+    for base in runs:
+        print(f"{base:>6}" + "".join(
+            f"{sum(mean_by_bucket(base, s)) / len(buckets):>{width}.2f}" for s in steps))  # fmt: skip
+
+
+# --8<-- [end:experiment]
+
 if __name__ == "__main__":
     show_critical()
     show_reach()
@@ -302,3 +373,5 @@ if __name__ == "__main__":
     show_bounds()
     show_su()
     show_models()
+    show_experiment()
+    show_curve()

@@ -282,3 +282,44 @@ def test_theorem_1_needs_noise_independent_of_the_query(theory) -> None:
     ).sum(-1)
     exact = theory["discrimination"](torch.tensor([100]), theta)[0]
     assert abs(gap.mean() / 2 - exact) > 5
+
+
+@pytest.fixture(scope="module")
+def experiment():
+    return runpy.run_path(str(layout.ROOT / "snippets/base_length_theory/experiment.py"))
+
+
+def test_committed_experiment_is_the_full_profile_of_the_script(theory, experiment) -> None:
+    """results.json holds what `experiment.py --profile full` writes: its settings, five bases,
+    three seeds, every checkpoint, and the first negative B_m of each base recomputed from the
+    head's frequencies (5, 22, 41, 122, 474: the distances the page names)."""
+    results = theory["experiment"]
+    full = experiment["PROFILES"]["full"]
+    assert results["profile"] == "full"
+    for key in ("steps", "batch", "lr", "eval_batches"):
+        assert results["config"][key] == full[key], key
+    assert results["config"]["seeds"] == list(full["seeds"])
+    assert results["config"]["checkpoints"] == list(full["checkpoints"])
+    firsts = {base: entry["first_negative"] for base, entry in results["results"].items()}
+    assert firsts == {f"{b:g}": experiment["first_negative"](b) for b in experiment["BASES"]}
+    assert list(firsts.values()) == [5, 22, 41, 122, 474]
+    for entry in results["results"].values():
+        assert [run["seed"] for run in entry["runs"]] == list(full["seeds"])
+        for run in entry["runs"]:
+            assert list(run["by_step"]) == [str(s) for s in full["checkpoints"]]
+            assert run["accuracy"] == run["by_step"][str(full["steps"])]
+
+
+def test_the_task_has_one_answer_at_the_drawn_distance(experiment) -> None:
+    """Every input holds the queried key exactly once, at the drawn distance from the query,
+    with the answer's value; the other needles hold other keys (so the task needs content)."""
+    generator = torch.Generator().manual_seed(3)
+    tokens, answers, distance = experiment["batch"](64, generator)
+    keys, values = experiment["KEYS"], experiment["VALUES"]
+    queried = tokens[:, -1] - keys * values
+    needles = tokens[:, :-1]
+    holds = needles // values == queried[:, None]
+    assert holds.sum(dim=1).tolist() == [1] * 64
+    where = holds.float().argmax(dim=1)
+    assert torch.equal(tokens.shape[1] - 1 - where, distance)
+    assert torch.equal(needles[torch.arange(64), where] % values, answers)
