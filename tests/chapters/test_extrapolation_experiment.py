@@ -345,3 +345,21 @@ def test_committed_rivals_results_are_comparable_with_chapter_8s():
     rivals, chapter8 = results_file.load("full", rivals=True), results_file.load("full")
     assert rivals["config"] == chapter8["config"]
     assert rivals["hardware"]["threads"] == 1 and rivals["wall_seconds"] > 0
+
+
+def test_committed_rivals_seeds_are_comparable_with_chapter_8s():
+    """results/rivals-seeds.json: the rivals over chapter 8's seeds, with its profile and passkey
+    test, and seed 0 the model of results/rivals.json."""
+    rivals = results_file.load("full", rivals=True)
+    rival_seeds = results_file.load_seeds("full", rivals=True)
+    chapter8_seeds = results_file.load_seeds("full")
+    assert rival_seeds["config"] == chapter8_seeds["config"]
+    assert rival_seeds["config"]["lm"] == train.PROFILES["full"]
+    assert rival_seeds["hardware"]["threads"] == 1
+    # seed 0 of the seeds run is the model of rivals.json: the same training, so the same
+    # perplexities up to float rounding accumulated over a run in another process (chapter 8's
+    # two files differ by up to 0.2 % the same way)
+    for name in results_file.RIVAL_LABELS:
+        seed0 = rival_seeds["runs"][name]["0"]["perplexity"]
+        for length, value in rivals["results"][name]["perplexity"].items():
+            assert seed0[length] == pytest.approx(value, rel=0.01), (name, length)
