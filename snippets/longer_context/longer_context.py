@@ -98,16 +98,24 @@ def pose_distance_counts(train_len, target_len, examples, seed=0):
 counts = pose_distance_counts(2048, 16384, 64_000)
 
 
+# The largest distance, 16383, needs the largest skip: one value of the 14,337 the skip takes.
+skips = 16384 - 2048 + 1
+expected_largest = 64_000 / skips
+
+
 def show_pose(lang="en"):
     lines = {
         "en": ("examples: 64,000 of 2048 tokens; distances 1 .. 16383 seen: {} of 16383",
-               "examples holding distance {:>5}: {:>6,}"),
+               "examples holding distance {:>5}: {:>6,}",
+               "expected for 16383: 64,000 / {:,} = {:.2f}"),
         "zh": ("样本 64,000 条，每条 2048 个 token；距离 1 .. 16383 共 16383 个，出现过的有 {} 个",
-               "距离 {:>5} 出现在 {:>6,} 条样本中"),
+               "距离 {:>5} 出现在 {:>6,} 条样本中",
+               "距离 16383 的期望条数：64000 / {} = {:.2f}"),
     }[lang]  # fmt: skip
     print(lines[0].format(int((counts[1:] > 0).sum())))
     for distance in (1, 1023, 2048, 8192, 16383):
         print(lines[1].format(distance, int(counts[distance])))
+    print(lines[2].format(skips, expected_largest))
 
 
 # --8<-- [end:pose_coverage]
@@ -170,25 +178,40 @@ q, k = torch.randn(n, head_dim), torch.randn(n, head_dim)
 i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
 plain = scores(q, k, torch.arange(n), torch.arange(n)).masked_fill(j > i, float("-inf"))
 extended = self_extend_scores(q, k, group, window)
-near = (i - j < window) & (j <= i)  # the neighbour window, causal
+causal = j <= i
 rel = self_extend_relative(i, j, group, window)
+
+
+def scores_from_relative(q, k, relative, freq=inv_freq):
+    """q_i · k_j rebuilt from a matrix of relative positions alone: query i rotated by
+    relative[i, j], key j not rotated (relative >= 0 on and below the diagonal)."""
+    n_q, n_k = relative.shape
+    q_r = rotate(q[:, None, :].expand(n_q, n_k, q.shape[-1]), relative.clamp(min=0), freq)
+    return (q_r * k[None, :, :]).sum(-1)
+
+
+def leaky_rerope_relative(i, j, slope_inverse: int, window: int):
+    """Su's Leaky ReRoPE (kexue.fm/archives/9708): i - j inside the window, then a slope of
+    1/k: w + (i - j - w) / k, a fraction."""
+    return torch.where(i - j < window, (i - j).double(), window + (i - j - window) / slope_inverse)
 
 
 def show_self_extend(lang="en"):
     lines = {
-        "en": ("inside the window, Self-Extend's scores equal plain RoPE's: {}",
-               "outside it they differ by up to {:.2f}",
+        "en": ("two passes, merged: equal to the scores rebuilt from r(i, j): {}",
+               "r(i, j) within 1 of Leaky ReRoPE with slope 1/4: {}",
                "largest relative position at 40 tokens: {} (plain RoPE: 39)",
                "relative positions of query 39 over keys 0 .. 39 (plain RoPE: 39 .. 0):"),
-        "zh": ("窗口以内，Self-Extend 的分数与普通 RoPE 相同：{}",
-               "窗口以外，两者最多相差 {:.2f}",
+        "zh": ("两遍合并后的分数，与只用 r(i, j) 重算的相同：{}",
+               "r(i, j) 与斜率 1/4 的 Leaky ReRoPE 相差不到 1：{}",
                "40 个 token 时的最大相对位置：{}（普通 RoPE：39）",
                "query 39 对 key 0 .. 39 用的相对位置（普通 RoPE：39 .. 0）："),
     }[lang]  # fmt: skip
-    print(lines[0].format(torch.allclose(extended[near], plain[near], atol=1e-4)))
-    far = (j <= i) & ~near
-    print(lines[1].format(float((extended[far] - plain[far]).abs().max())))
-    print(lines[2].format(int(rel[j <= i].max())))
+    by_r = scores_from_relative(q, k, rel)
+    print(lines[0].format(torch.allclose(extended[causal], by_r[causal], atol=1e-4)))
+    leaky = leaky_rerope_relative(i, j, group, window)
+    print(lines[1].format(bool(((rel - leaky).abs() < 1)[causal].all())))
+    print(lines[2].format(int(rel[causal].max())))
     print(lines[3])
     print(" ".join(str(int(x)) for x in rel[39]))
 
@@ -258,26 +281,51 @@ def dca_scores(q, k, chunk_len, local, freq=inv_freq):
 
 chunk_len, local = 12, 3  # chunks of s = 12 tokens; no query placed past s + 3 = 15
 dca = dca_scores(q, k, chunk_len, local)
-same_chunk = (i // chunk_len == j // chunk_len) & (j <= i)
 rel_dca = dca_relative(i, j, chunk_len, local)
+# the previous chunk, where the query id s + i mod s is still at or below the cap s + local
+previous_uncapped = (i // chunk_len - j // chunk_len == 1) & (i % chunk_len <= local)
 
 
 def show_dca(lang="en"):
     lines = {
-        "en": ("inside a chunk, DCA's scores equal plain RoPE's: {}",
+        "en": ("three passes, merged: equal to the scores rebuilt from r(i, j): {}",
+               "previous chunk at the true distance i - j until the cap: {}",
                "largest relative position at 40 tokens: {} (plain RoPE: 39)",
                "relative positions of query 37 over keys 0 .. 37:"),
-        "zh": ("同一块内，DCA 的分数与普通 RoPE 相同：{}",
+        "zh": ("三遍合并后的分数，与只用 r(i, j) 重算的相同：{}",
+               "前一块在碰到上限之前用真实距离 i - j：{}",
                "40 个 token 时的最大相对位置：{}（普通 RoPE：39）",
                "query 37 对 key 0 .. 37 用的相对位置："),
     }[lang]  # fmt: skip
-    print(lines[0].format(torch.allclose(dca[same_chunk], plain[same_chunk], atol=1e-4)))
-    print(lines[1].format(int(rel_dca[j <= i].max())))
-    print(lines[2])
+    by_r = scores_from_relative(q, k, rel_dca)
+    print(lines[0].format(torch.allclose(dca[causal], by_r[causal], atol=1e-4)))
+    print(lines[1].format(torch.equal(rel_dca[previous_uncapped], (i - j)[previous_uncapped])))
+    print(lines[2].format(int(rel_dca[causal].max())))
+    print(lines[3])
     print(" ".join(str(int(x)) for x in rel_dca[37, :38]))
 
 
 # --8<-- [end:dca]
+
+# --8<-- [start:dca_mistake]
+# Plant a copy of the last query as key 5, two chunks back, and read where the query looks:
+# DCA (every earlier key, remapped positions) against chunked attention (own chunk only).
+planted = k.clone()
+planted[5] = q[-1]
+weights_dca = torch.softmax(dca_scores(q, planted, chunk_len, local)[-1] / math.sqrt(head_dim), -1)
+own_chunk = j[0] // chunk_len == (n - 1) // chunk_len
+chunked = scores(q, planted, torch.arange(n), torch.arange(n))[-1].masked_fill(~own_chunk, float("-inf"))  # fmt: skip
+weights_chunked = torch.softmax(chunked / math.sqrt(head_dim), dim=-1)
+
+
+def show_dca_mistake(lang="en"):
+    line = {"en": "weight of query 39 on key 5, a copy of itself: DCA {:.3f} (its largest: {}), chunked attention {:.3f}",
+            "zh": "query 39 分给 key 5（它自己的副本）的权重：DCA {:.3f}（是最大的一个：{}），分块注意力 {:.3f}"}[lang]  # fmt: skip
+    largest = int(weights_dca.argmax()) == 5
+    print(line.format(float(weights_dca[5]), largest, float(weights_chunked[5])))
+
+
+# --8<-- [end:dca_mistake]
 
 # --8<-- [start:dca_qwen]
 # Qwen2.5-7B-Instruct-1M's config.json: dual_chunk_attention_config
@@ -310,22 +358,6 @@ def show_dca_qwen(lang="en"):
 
 # --8<-- [end:dca_qwen]
 
-# --8<-- [start:dca_mistake]
-# Attention weights of the last query, DCA against chunked attention (own chunk only).
-weights_dca = torch.softmax(dca[-1] / math.sqrt(head_dim), dim=-1)
-own_chunk = j[0] // chunk_len == (n - 1) // chunk_len
-chunked = plain[-1].masked_fill(~own_chunk, float("-inf"))
-weights_chunked = torch.softmax(chunked / math.sqrt(head_dim), dim=-1)
-older = j[0] // chunk_len < (n - 1) // chunk_len - 1  # more than one chunk back
-
-
-def show_dca_mistake(lang="en"):
-    line = {"en": "weight of query 39 on keys more than a chunk back: DCA {:.3f}, chunked attention {:.3f}",
-            "zh": "query 39 分给更早各块（前一块之前）的权重：DCA {:.3f}，分块注意力 {:.3f}"}[lang]  # fmt: skip
-    print(line.format(float(weights_dca[older].sum()), float(weights_chunked[older].sum())))
-
-
-# --8<-- [end:dca_mistake]
 
 # --8<-- [start:longrope2]
 
@@ -337,32 +369,39 @@ def critical_pairs(head_dim: int, base: float, trained: int) -> int:
     return int((2 * math.pi / theta <= trained).sum())
 
 
-# Phi-3.5-mini's released LongRoPE dict (original length 4096, 48 pairs) and LongRoPE2's rule
-# for short inputs, the original RoPE: the same long factors with short factors of 1
+# Phi-3.5-mini's released LongRoPE dict (original length 4096, 48 pairs) and the same long
+# factors with short factors of 1, LongRoPE2's original frequencies for short inputs
 phi = posenc.released_config("phi-3.5-mini")["config"]
 released = dict(phi["rope_scaling"], original_max_position_embeddings=4096)
 mixed = dict(released, short_factor=[1.0] * 48)
 
 
-def divisors(scaling: dict, seq_len: int) -> torch.Tensor:
-    """θ_i / θ'_i: what each pair is divided by for a sequence of seq_len tokens."""
+def longrope(scaling: dict, seq_len: int) -> tuple[torch.Tensor, float]:
+    """(θ_i / θ'_i, attention factor): what each pair is divided by for a sequence of seq_len
+    tokens, and what the longrope type multiplies cos and sin by (transformers' rule)."""
     base = posenc.rope_inv_freq(96, 10000.0)[0]
-    scaled = posenc.rope_inv_freq(96, 10000.0, scaling=scaling, seq_len=seq_len,
-                                  max_position_embeddings=131072)[0]  # fmt: skip
-    return base / scaled
+    scaled, factor = posenc.rope_inv_freq(96, 10000.0, scaling=scaling, seq_len=seq_len,
+                                          max_position_embeddings=131072)  # fmt: skip
+    return base / scaled, factor
 
 
 def show_longrope2(lang="en"):
     lines = {
-        "en": ("critical dimension (theory): Llama 3 8B {} pairs of 64, Phi-3-mini {} of 48",
-               "largest divisor at {:>6} tokens: LongRoPE as released {:6.2f}, original RoPE for short inputs {:6.2f}"),
-        "zh": ("临界维度（理论值）：Llama 3 8B 64 对中 {} 对，Phi-3-mini 48 对中 {} 对",
-               "{} 个 token 时最大的除数：LongRoPE 发布的缩放倍数 {:.2f}，短输入用原始 RoPE 时 {:.2f}"),
+        "en": ("critical dimension (theory): LLaMA3-8B {} pairs of 64 (8192 tokens), Phi3-mini {} of 48 (2048 tokens; {} at 4096)",
+               "largest divisor at {:>4} tokens: LongRoPE as released {:5.2f}, short factors of one {:5.2f}",
+               "attention factor at 1, 4096 and 4097 tokens: {} on queries and keys; logits × {:.4f}"),
+        "zh": ("临界维度（理论值）：LLaMA3-8B 64 对中 {} 对（8192 个 token），Phi3-mini 48 对中 {} 对（2048 个 token；4096 个 token 时 {} 对）",
+               "{} 个 token 时最大的除数：LongRoPE 发布的缩放倍数 {:.2f}，短缩放倍数全取 1 时 {:.2f}",
+               "1、4096 和 4097 个 token 时的注意力因子：query 和 key 各乘 {}；分数乘 {:.4f}"),
     }[lang]  # fmt: skip
-    print(lines[0].format(critical_pairs(128, 500000.0, 8192), critical_pairs(96, 10000.0, 4096)))
+    phi3 = [critical_pairs(96, 10000.0, length) for length in (2048, 4096)]
+    print(lines[0].format(critical_pairs(128, 500000.0, 8192), *phi3))
     for seq_len in (4096, 4097):
-        largest = (float(divisors(released, seq_len).max()), float(divisors(mixed, seq_len).max()))
+        largest = (float(longrope(released, seq_len)[0].max()), float(longrope(mixed, seq_len)[0].max()))  # fmt: skip
         print(lines[1].format(seq_len, *largest))
+    factors = [longrope(mixed, seq_len)[1] for seq_len in (1, 4096, 4097)]
+    separator = {"en": ", ", "zh": "、"}[lang]
+    print(lines[2].format(separator.join(f"{f:.4f}" for f in factors), factors[0] ** 2))
 
 
 # --8<-- [end:longrope2]
@@ -399,19 +438,15 @@ def clex_inv_freq(freq, t_end, learned=None, step=0.01):
     return torch.exp(z)
 
 
-# With the learned term at zero, CLEX's frequencies at t are dynamic NTK with factor 2 at
-# t times the trained length: base · (2t - 1)^(d/(d-2)).
-dynamic = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4096}
+# With the learned term at zero, CLEX's frequencies at t are NTK-aware with factor 2t - 1, that
+# is, dynamic NTK with factor 2 at t times the trained length: base · (2t - 1)^(d/(d-2)).
+# Dynamic NTK with factor 1 at t times the trained length is NTK-aware with factor t instead.
 at_init = clex_inv_freq(inv_freq, 4.0)
-dynamic_4x = posenc.rope_inv_freq(head_dim, 10000.0, scaling=dynamic, seq_len=4 * 4096)[0]
-print(torch.allclose(at_init.float(), dynamic_4x, rtol=1e-5))
 
-# A trained network bends them: CLEX's ODELinear (up, act, down) with small random weights.
-g = torch.Generator().manual_seed(0)
-up = torch.randn(head_dim // 2, 2 * head_dim, generator=g, dtype=torch.float64) * 0.1
-down = torch.randn(2 * head_dim, head_dim // 2, generator=g, dtype=torch.float64) * 0.1
-bent = clex_inv_freq(inv_freq, 4.0, learned=lambda x: torch.tanh(x @ up) @ down)
-print(torch.allclose(bent.float(), dynamic_4x, rtol=1e-2))
+
+def dynamic_ntk(factor: float, seq_len: int) -> torch.Tensor:
+    dynamic = {"rope_type": "dynamic", "factor": factor, "original_max_position_embeddings": 4096}
+    return posenc.rope_inv_freq(head_dim, 10000.0, scaling=dynamic, seq_len=seq_len)[0]
 
 
 def clex_factor(seq_len: int, trained: int, max_factor: int) -> int:
@@ -419,7 +454,43 @@ def clex_factor(seq_len: int, trained: int, max_factor: int) -> int:
     return min(math.ceil(seq_len / trained), max_factor)
 
 
-print([clex_factor(n, 4096, max_factor=8) for n in (4096, 4097, 8192, 10000, 100_000)])
+def clex_training_positions(seq_len: int, trained: int, t: int, generator: torch.Generator):
+    """CLEX in training (clex_layer.py, forward with do_train): seq_len - 2 sorted distinct
+    integers below t·seq_len - 2, plus one, between a first position 0 and a last one
+    t·seq_len // scale - 1, all divided by scale = seq_len // trained (at least 1)."""
+    scale = max(seq_len // trained, 1)
+    sampled = torch.randperm(seq_len * t - 2, generator=generator)[: seq_len - 2].sort().values
+    middle = (sampled.double() + 1) / scale
+    return torch.cat([torch.zeros(1, dtype=torch.float64), middle,
+                      torch.tensor([seq_len * t // scale - 1.0], dtype=torch.float64)])  # fmt: skip
+
+
+g = torch.Generator().manual_seed(0)
+clex_positions = {length: clex_training_positions(length, 4096, 2, g) for length in (4096, 16384)}
+
+
+def show_clex(lang="en"):
+    lines = {
+        "en": ("learned term 0, t = 4: NTK-aware with factor 2t - 1 = 7: {}; with factor t = 4: {}",
+               "t at 4096, 4097, 8192, 10,000 and 100,000 tokens: {}",
+               "training at {:>5} tokens, t = 2: positions 0 .. {:.0f}, mean gap {:.2f}, fractional {:.0%}"),
+        "zh": ("可学习项为 0、t = 4：等于缩放倍数 2t - 1 = 7 的 NTK-aware：{}；等于缩放倍数 t = 4 的：{}",
+               "4096、4097、8192、10000 和 100000 个 token 时的 t：{}",
+               "训练长度 {:>5}、t = 2：位置从 0 到 {:.0f}，平均间隔 {:.2f}，非整数的占 {:.0%}"),
+    }[lang]  # fmt: skip
+    seven = torch.allclose(at_init.float(), dynamic_ntk(2.0, 4 * 4096), rtol=1e-5)
+    four = torch.allclose(at_init.float(), dynamic_ntk(1.0, 4 * 4096), rtol=1e-2)
+    print(lines[0].format(seven, four))
+    print(lines[1].format([clex_factor(m, 4096, max_factor=8) for m in (4096, 4097, 8192, 10000, 100_000)]))  # fmt: skip
+    for length, positions in clex_positions.items():
+        fractional = float((positions != positions.round()).double().mean())
+        print(
+            lines[2].format(
+                length, float(positions[-1]), float(positions.diff().mean()), fractional
+            )
+        )
+
+
 # --8<-- [end:clex]
 
 # --8<-- [start:exercise]
@@ -441,3 +512,4 @@ if __name__ == "__main__":
     show_dca_qwen()
     show_dca_mistake()
     show_longrope2()
+    show_clex()

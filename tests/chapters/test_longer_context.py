@@ -106,6 +106,23 @@ def test_pose_distance_counts_match_brute_force(lc) -> None:
     assert torch.equal(counts, brute)
 
 
+def test_pose_inside_a_chunk_reaches_its_length_minus_one(lc) -> None:
+    """Inside its chunks an example holds 0 .. (longer chunk's length) - 1, not the length."""
+    for first, skip in [(1, 448), (32, 100), (20, 0), (64 // 2, 448)]:
+        ids = lc["pose_position_ids"](64, 512, Fixed([first, skip]))
+        longer = max(first, 64 - first)
+        inside = max(int((ids[:first, None] - ids[None, :first]).max()),
+                     int((ids[first:, None] - ids[None, first:]).max()))  # fmt: skip
+        assert inside == longer - 1 and longer >= 64 // 2
+
+
+def test_pose_largest_skip_has_probability_one_over_its_range(lc) -> None:
+    rng, hits, draws = random.Random(11), 0, 200_000
+    for _ in range(draws):
+        hits += lc["pose_draw"](16, 64, rng)[1] == 64 - 16
+    assert abs(hits / draws - 1 / (64 - 16 + 1)) < 0.002
+
+
 def test_pose_short_distances_always_far_ones_rarely(lc) -> None:
     counts, examples = lc["counts"], 64_000
     # chunk 0 holds at most half the window, so chunk 1 holds at least 1024 ids
@@ -115,7 +132,10 @@ def test_pose_short_distances_always_far_ones_rarely(lc) -> None:
     assert abs(band - 1 / 7) < 0.005
     for distance in (2048, 4096, 8192, 12000):
         assert abs(int(counts[distance]) / examples - band) < 0.01
-    # the largest distance needs the largest skip exactly
+    # the largest distance needs the largest skip exactly: one value of L_t - L_c + 1, so
+    # 64,000 / 14,337 = 4.46 examples on average (the page's draw holds it once)
+    assert lc["skips"] == 14_337 and f"{lc['expected_largest']:.2f}" == "4.46"
+    assert int(counts[16383]) == 1
     rng = random.Random(5)
     for _ in range(2000):
         first, skip = lc["pose_draw"](16, 64, rng)
@@ -193,6 +213,118 @@ def test_self_extend_pieces_meet_at_the_window_and_vary_by_one(lc) -> None:
         assert bool((grouped == window).all())  # the shift joins the two formulas
         far = lc["self_extend_relative"](i, i - window - 3, group, window)
         assert set(far.tolist()) == {window + 3 // group, window + math.ceil(3 / group)}
+
+
+def released_leaky_rerope_relative(n: int, k: int, window: int) -> torch.Tensor:
+    """bojone/rerope leaky_rerope_patch.py (prefill): the second pass rotates the query by
+    LlamaLinearScalingRotaryEmbedding(scaling_factor=k) at position_ids + window·(k - 1) and the
+    key at position_ids, so the pair sees (i + w(k - 1))/k - j/k; the first pass, i - j, is kept
+    where |i - j| < window."""
+    pos = torch.arange(n, dtype=torch.float64)
+    offset = window * (k - 1)
+    second = (pos[:, None] + offset) / k - pos[None, :] / k
+    first = pos[:, None] - pos[None, :]
+    return torch.where((first.abs() < window), first, second)
+
+
+def test_self_extend_is_leaky_rerope_with_floors(lc) -> None:
+    for n, group, window in [(40, 4, 8), (300, 8, 64), (100, 2, 10)]:
+        i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+        causal = j <= i
+        leaky = released_leaky_rerope_relative(n, group, window)
+        assert torch.allclose(
+            lc["leaky_rerope_relative"](i, j, group, window)[causal], leaky[causal]
+        )
+        mine = lc["self_extend_relative"](i, j, group, window).double()
+        assert bool(((mine - leaky).abs() < 1)[causal].all())  # floors move a position by < 1
+        # positions stay integers (the model saw only integer positions) while Leaky ReRoPE's don't
+        far = causal & (i - j >= window)
+        assert bool((leaky[far] != leaky[far].round()).any())
+
+
+def test_self_extend_keeps_a_coarse_order_dca_loses_it(lc) -> None:
+    """Self-Extend: a farther key never gets a smaller relative position. DCA: keys at one
+    place in different older chunks get the same relative position."""
+    n = 120
+    i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    se = lc["self_extend_relative"](i, j, 4, 8)
+    for row in range(n):
+        r = se[row, : row + 1]
+        assert bool((r[:-1] >= r[1:]).all())  # non-increasing as j moves toward i
+    s, local = 12, 3
+    dca = lc["dca_relative"](i, j, s, local)
+    q = torch.tensor(n - 1)
+    # older keys whose key one chunk later is still in an older chunk
+    older = torch.arange(0, (int(q) // s - 1) * s - s)
+    assert torch.equal(
+        lc["dca_relative"](q, older, s, local), lc["dca_relative"](q, older + s, s, local)
+    )
+    assert bool((dca[n - 1, : (int(q) // s - 1) * s].reshape(-1, s) == dca[n - 1, :s]).all())
+
+
+def test_dca_why_the_three_ids(lc) -> None:
+    """Older keys sit between local + 1 and c_q away, never nearer than the key at the same
+    place in the previous chunk; without the successive part the key right before a chunk
+    boundary would sit local + 1 away instead of 1."""
+    for s, local, n in [(12, 3, 80), (2560, 512, 9000), (20, 19, 100)]:
+        step = max(1, n // 120)
+        i, j = torch.arange(0, n, step)[:, None], torch.arange(n)[None, :]
+        r = lc["dca_relative"](i, j, s, local)
+        older = (i // s - j // s >= 2) & (j <= i)
+        assert int(r[older].min()) >= local + 1 and int(r[older].max()) <= s + local
+        previous_place = lc["dca_relative"](i, (i // s - 1) * s + j % s, s, local)
+        assert bool((r[older] >= previous_place.expand_as(r)[older]).all())
+        first = torch.arange(s, n, s)  # the first query of each chunk, key just before it
+        assert bool((lc["dca_relative"](first, first - 1, s, local) == 1).all())
+        inter_only = min(2 * s - 1, s + local) - (first - 1) % s
+        assert bool((inter_only == local + 1).all())
+
+
+def test_dca_paper_and_code_numbers(lc) -> None:
+    """Llama 2 (c = 4096): the paper's s = 3072 with w = c - s = 1024 and queries up to c - 1;
+    ChunkLlama's chunk_size = 3072 is c_q, chunk_len = 2560, local_window = 512."""
+    c = 4096
+    paper_s = c * 3 // 4
+    assert (paper_s, c - paper_s, c - 1) == (3072, 1024, 4095)
+    chunk_size, local_window = c * 3 // 4, c // 8  # replace_with_chunkllama's defaults
+    chunk_len = chunk_size - local_window
+    assert (chunk_size, chunk_len, local_window) == (3072, 2560, 512)
+    relative = lc["dca_relative"]
+    largest = lc["largest_relative"](100_000, relative, chunk_len=chunk_len, local=local_window)
+    assert largest == chunk_size
+
+
+def test_dca_key_id_does_not_depend_on_the_query(lc) -> None:
+    """ChunkLlama and vLLM rotate each key once, at j mod s, and cache it rotated: the query id
+    r + j mod s depends only on i and on which chunk the key is in."""
+    s, local, n = 12, 3, 60
+    i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    query_id = lc["dca_relative"](i, j, s, local) + j % s
+    kind = (i // s - j // s).clamp(max=2)
+    for k_ in range(3):
+        for row in range(n):
+            ids = query_id[row][(kind[row] == k_) & (j[0] <= row)]
+            assert len(torch.unique(ids)) <= 1
+
+
+def test_self_extend_decoding_rotates_every_cached_key_again() -> None:
+    """LongLM keeps keys unrotated in the cache (past_key_value.update before any rotation) and
+    rotates each cached key by minus its relative position to the new query (Llama.py
+    L264-L271): that position changes as the query moves, so no key can be cached rotated."""
+    group, window = 4, 8
+
+    def decode_positions(n: int) -> torch.Tensor:
+        position_ids = torch.arange(n)[None, :]
+        key_position = torch.arange(n)[None, :]
+        neighbor = position_ids[:, -1] - key_position
+        group_pos = (
+            position_ids[:, -1] // group - key_position // group + (window - window // group)
+        )
+        return torch.cat([group_pos[:, :-window], neighbor[:, -window:]], 1)[0]
+
+    before, after = decode_positions(40), decode_positions(41)[:40]
+    assert not torch.equal(before, after)  # every key's rotation moved: the neighbours' at least
+    assert bool((after[-window + 1 :] == before[-window + 1 :] + 1).all())
 
 
 @pytest.mark.parametrize(
@@ -299,6 +431,55 @@ def test_dca_previous_chunk_is_exact_until_the_cap(lc) -> None:
     assert bool((r[previous & ~uncapped] < (i - j).expand(n, n)[previous & ~uncapped]).all())
 
 
+def released_chunkllama_tables(
+    chunk_size: int, local_window: int, seq_len: int, scaling_factor: float, trained: int
+):
+    """HKUNLP/ChunkLlama chunkllama_attn_replace.py L39-L67 (_set_cos_sin_cache): the query,
+    successive-query and key positions, each divided by the PI scaling_factor, and the mscale
+    that multiplies every cos and sin once seq_len passes max_position_embeddings."""
+    scale = seq_len / trained
+    mscale = 1.0 if scale <= 1 else 0.05 * math.log(scale) + 1.0
+    chunk_len = chunk_size - local_window
+    q_t = torch.arange(chunk_len, dtype=torch.float64) / scaling_factor
+    qc_t = (torch.arange(chunk_len, dtype=torch.float64) + chunk_len).clamp(max=chunk_size)
+    qc_t = qc_t / scaling_factor
+    k_t = (torch.arange(seq_len, dtype=torch.float64) % chunk_len) / scaling_factor
+    return q_t, qc_t, k_t, mscale
+
+
+def test_chunkllama_runs_dca_on_position_interpolation(lc) -> None:
+    """With a PI scaling_factor the tables give DCA's relative positions divided by it; past the
+    trained length cos and sin carry 0.05 ln(n / L) + 1, so the logits (0.05 ln(n / L) + 1)^2."""
+    chunk_size, local, n, factor, trained = 15, 3, 40, 2.0, 16
+    q_t, qc_t, k_t, mscale = released_chunkllama_tables(chunk_size, local, n, factor, trained)
+    s = chunk_size - local
+    i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    apart = i // s - j // s
+    inter = qc_t[s - 1].expand(n, n)
+    q_id = torch.where(apart == 0, q_t[i % s], torch.where(apart == 1, qc_t[i % s], inter))
+    rel = q_id - k_t[None, :]
+    causal = j <= i
+    expected = lc["dca_relative"](i, j, s, local).double() / factor
+    assert torch.allclose(rel[causal], expected[causal])
+    assert mscale == pytest.approx(0.05 * math.log(40 / 16) + 1)
+    assert released_chunkllama_tables(chunk_size, local, 16, factor, trained)[3] == 1.0
+
+
+def test_vllm_critical_queries_are_uncapped() -> None:
+    """vLLM's DualChunkRotaryEmbedding (L68-L159): besides the three DCA queries it rotates two
+    'critical' copies, the previous-chunk query at chunk_len + i mod chunk_len without the cap
+    and the older-chunk one at chunk_size + i mod chunk_len; the backend reads them only with its
+    sparse attention on, to score the last queries against every key."""
+    chunk_size, local_size = 262144, 8192
+    chunk_len = chunk_size - local_size
+    m = torch.tensor([0, 100, 8192, 9000, chunk_len - 1])
+    qc = (m + chunk_len).clamp(max=chunk_size)
+    qc_no_clamp = m + chunk_len
+    q_inter_critical = m + chunk_size
+    assert bool((qc_no_clamp >= qc).all()) and bool((qc_no_clamp > qc)[m > local_size].all())
+    assert bool((q_inter_critical >= chunk_size).all()) and bool((q_inter_critical > qc).all())
+
+
 def test_dca_merge_of_three_passes_is_one_softmax(lc) -> None:
     """ChunkLlama's merge_attn_outputs (L96-L111): outputs of partial softmaxes weighted by
     their log-sum-exp equal the softmax over all the keys at once."""
@@ -345,6 +526,10 @@ def test_qwen_temperature_is_vllms(lc) -> None:
         vllm = float((0.1 * torch.log(torch.tensor(n / original)) + 1.0).clip(min=1))
         assert lc["temperature"](n) == pytest.approx(vllm, rel=1e-6)
     assert lc["temperature"](100) == 1.0
+    # decoding: the query carries f(n), a key written at length m keeps f(m), so the logit grows
+    # by f(n) f(m), below f(n)^2 once m < n and n > L
+    n, m = 1_010_000, 300_000
+    assert lc["temperature"](n) * lc["temperature"](m) < lc["temperature"](n) ** 2
     # YaRN's logits factor is the square of its per-side 0.1 ln s + 1 (chapter 7)
     f = lc["temperature"](1_010_000)
     assert f * f == pytest.approx(lc["posenc"].yarn_mscale(1_010_000 / original) ** 2)
@@ -386,6 +571,48 @@ def test_mixed_window_agrees_with_transformers(lc) -> None:
         ours = lc["posenc"].rope_inv_freq(96, 10000.0, scaling=lc["mixed"], seq_len=seq_len,
                                           max_position_embeddings=131072)[0]  # fmt: skip
         assert torch.equal(ours, hf)
+
+
+def test_longrope_attention_factor_is_not_one_for_short_inputs(lc) -> None:
+    """transformers' longrope multiplies cos and sin by sqrt(1 + ln s / ln L0) at every length,
+    short factors of one or not; only attention_factor = 1 gives the original RoPE (and then the
+    long inputs lose the factor too)."""
+    from transformers import PretrainedConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    posenc = lc["posenc"]
+    expected = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))
+    assert f"{expected:.4f}" == "1.1902" and f"{expected**2:.4f}" == "1.4167"
+    scaling = {k: v for k, v in lc["mixed"].items() if k not in ("type", "rope_type")}
+    for attention_factor in (None, 1.0):
+        extra = {} if attention_factor is None else {"attention_factor": attention_factor}
+        config = PretrainedConfig()
+        config.rope_parameters = {
+            "rope_type": "longrope",
+            "rope_theta": 10000.0,
+            **scaling,
+            **extra,
+        }
+        config.head_dim, config.hidden_size, config.num_attention_heads = 96, 96, 1
+        config.max_position_embeddings = 131072
+        config.original_max_position_embeddings = 4096
+        for seq_len in (1, 4096, 4097):
+            _, hf = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=seq_len)
+            scaling_here = dict(lc["mixed"], **extra)
+            ours = posenc.rope_inv_freq(
+                96, 10000.0, scaling=scaling_here, seq_len=seq_len, max_position_embeddings=131072
+            )[1]
+            assert ours == pytest.approx(hf)
+            assert hf == pytest.approx(expected if attention_factor is None else 1.0)
+        assert lc["longrope"](lc["mixed"], 4096)[1] == pytest.approx(expected)
+
+
+def test_critical_dimensions_are_the_papers(lc) -> None:
+    """LongRoPE2 §2.1 and §3.2: theoretical critical dimensions 31 (Phi3-mini, d 96, base 10^4,
+    2048 tokens; 'the critical dimension is 62, corresponding to the 31st') and 35 (LLaMA3-8B)."""
+    assert lc["critical_pairs"](96, 10000.0, 2048) == 31
+    assert lc["critical_pairs"](128, 500000.0, 8192) == 35
+    assert lc["critical_pairs"](96, 10000.0, 4096) == 34  # Phi-3.5-mini's config, the figure
 
 
 def test_critical_pairs_is_liu_et_al(lc) -> None:
@@ -438,6 +665,49 @@ def test_clex_factor_at_inference_is_the_released_rule(lc) -> None:
         t_val = scale_factor if seq_len % 4096 == 0 else scale_factor + 1
         t_val = t_val if t_val <= 16 else 16
         assert lc["clex_factor"](seq_len, 4096, max_factor=16) == t_val
+
+
+def released_clex_training_positions(seq_len, max_position_embeddings, t_val, generator):
+    """clex_layer.py L111-L121 (forward, do_train): scale_factor = seq_len // L (at least 1),
+    get_random_position_ids(n=seq_len - 2, max=seq_len * t_val - 2), then
+    [0, (sampled + 1) / scale_factor, seq_len * t_val // scale_factor - 1]."""
+    scale_factor = seq_len // max_position_embeddings
+    if scale_factor < 1.0:
+        scale_factor = 1
+    sampled = torch.randperm(seq_len * t_val - 2, generator=generator)[: seq_len - 2].sort().values
+    return torch.cat([
+        torch.tensor([0.0], dtype=torch.float64),
+        (sampled.double() + 1) / scale_factor,
+        torch.tensor([seq_len * t_val // scale_factor - 1.0], dtype=torch.float64),
+    ])  # fmt: skip
+
+
+def test_clex_training_positions_follow_the_released_code(lc) -> None:
+    for seq_len, t_val in [(64, 1), (64, 3), (256, 2), (256, 5), (100, 2)]:
+        seed = seq_len + t_val
+        a, b = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+        mine = lc["clex_training_positions"](seq_len, 64, t_val, a)
+        assert torch.equal(mine, released_clex_training_positions(seq_len, 64, t_val, b))
+        # sorted, except that beyond L0 the pinned last position (t·L0 - 1) can fall up to a
+        # fraction below the largest sampled one, (t·seq_len - 2) / scale
+        assert len(mine) == seq_len and bool((mine[:-1].diff() > 0).all())
+        assert float(mine[:-1].max()) - float(mine[-1]) < 1
+        fractional = bool((mine != mine.round()).any())
+        assert fractional == (seq_len // 64 > 1)  # interpolated only beyond the trained length
+        assert float(mine[-1]) == seq_len * t_val // max(seq_len // 64, 1) - 1  # about t·L0
+
+
+def test_clex_zero_init_is_ntk_2t_minus_1_not_t(lc) -> None:
+    d = lc["head_dim"]
+    exponent = torch.arange(0, d, 2, dtype=torch.float64) / (d - 2)
+    base = lc["inv_freq"].double()
+    assert torch.allclose(
+        lc["dynamic_ntk"](2.0, 4 * 4096).double(), base * 7.0**-exponent, rtol=1e-5
+    )
+    assert torch.allclose(
+        lc["dynamic_ntk"](1.0, 4 * 4096).double(), base * 4.0**-exponent, rtol=1e-5
+    )
+    assert torch.allclose(lc["at_init"], base * 7.0**-exponent, rtol=1e-6)
 
 
 def test_clex_training_positions_are_sorted_random_with_ends_pinned() -> None:
