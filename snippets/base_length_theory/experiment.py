@@ -41,6 +41,7 @@ VOCAB = NEEDLES + KEYS  # then one query token per key
 SEQ = 128  # 127 needles and the query
 HEAD_DIM, DIM = 32, 64
 BASES = (10.0, 50.0, 200.0, 1000.0, 10000.0)
+NOPE = "none"  # the control: the same head without rotation, the task's ceiling here
 BUCKETS = ((1, 8), (9, 16), (17, 32), (33, 64), (65, 96), (97, 127))  # distances, inclusive
 PROFILES = {
     # about 2 min of CPU per model on one thread; evaluated at every checkpoint, so that the
@@ -69,19 +70,20 @@ def batch(size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
 class OneHead(nn.Module):
     """Embedding, one attention head from the last token to all earlier ones, readout."""
 
-    def __init__(self, base: float):
+    def __init__(self, base: float | None):
         super().__init__()
         self.embed = nn.Embedding(VOCAB, DIM)
         self.q, self.k, self.v = (nn.Linear(DIM, HEAD_DIM, bias=False) for _ in range(3))
         self.out = nn.Linear(HEAD_DIM, VALUES)
-        self.rope = posenc.RotaryEmbedding(HEAD_DIM, base=base)
+        self.rope = None if base is None else posenc.RotaryEmbedding(HEAD_DIM, base=base)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         x = self.embed(tokens)  # (batch, seq, DIM)
         q = self.q(x[:, -1:])[:, None]  # (batch, 1 head, 1, HEAD_DIM), at position SEQ - 1
         k = self.k(x[:, :-1])[:, None]  # (batch, 1 head, SEQ - 1, HEAD_DIM), at 0 .. SEQ - 2
-        q, _ = self.rope(q, q, positions=torch.tensor([SEQ - 1]))
-        k, _ = self.rope(k, k, positions=torch.arange(SEQ - 1))
+        if self.rope is not None:
+            q, _ = self.rope(q, q, positions=torch.tensor([SEQ - 1]))
+            k, _ = self.rope(k, k, positions=torch.arange(SEQ - 1))
         weights = torch.softmax((q @ k.transpose(-1, -2)) / HEAD_DIM**0.5, dim=-1)
         return self.out((weights @ self.v(x[:, :-1])[:, None])[:, 0, 0])  # (batch, VALUES)
 
@@ -128,20 +130,23 @@ def train_one(base: float, seed: int, cfg: dict) -> dict:
             "by_step": curve}  # fmt: skip
 
 
-def run(profile: str = "tiny", log=print) -> dict:
+def run(profile: str = "tiny", log=print, bases=(*BASES, None)) -> dict:
+    """Every base of ``bases`` (None: no rotation), every seed of the profile."""
     torch.set_num_threads(1)
     cfg = PROFILES[profile]
     began, began_cpu = time.perf_counter(), time.process_time()
     results = {}
-    for base in BASES:
+    for base in bases:
         runs = []
         for seed in cfg["seeds"]:
             cpu = time.process_time()
             entry = train_one(base, seed, cfg) | {"cpu_seconds": 0.0}
             entry["cpu_seconds"] = round(time.process_time() - cpu, 1)
             runs.append(entry)
-            log(f"base {base:>7g} seed {seed}: {entry['accuracy']}")
-        results[f"{base:g}"] = {"first_negative": first_negative(base), "runs": runs}
+            log(f"base {NOPE if base is None else f'{base:g}':>7} seed {seed}: {entry['accuracy']}")
+        key = NOPE if base is None else f"{base:g}"
+        results[key] = {"first_negative": None if base is None else first_negative(base),
+                        "runs": runs}  # fmt: skip
     return {
         "profile": profile,
         "config": cfg | {"keys": KEYS, "values": VALUES, "seq": SEQ, "head_dim": HEAD_DIM,
@@ -158,8 +163,20 @@ def run(profile: str = "tiny", log=print) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=tuple(PROFILES), default="tiny")
+    parser.add_argument(
+        "--only-control",
+        action="store_true",
+        help="run only the control without rotation and add it to the committed results",
+    )
     args = parser.parse_args(argv)
-    report = run(args.profile)
+    report = run(args.profile, bases=(None,) if args.only_control else (*BASES, None))
+    if args.profile == "full" and args.only_control:  # the bases' runs stay as they were
+        committed = json.loads(RESULTS.read_text())
+        same = json.loads(json.dumps(report["config"]))  # tuples as the file holds them: lists
+        assert committed["config"] == same, "the control needs the same settings"
+        committed["results"][NOPE] = report["results"][NOPE]
+        committed["control_cpu_seconds"] = report["cpu_seconds"]
+        report = committed
     if args.profile == "full":
         RESULTS.write_text(json.dumps(report, indent=1) + "\n")
         print(f"wrote {RESULTS} in {report['wall_seconds']} s ({report['cpu_seconds']} s CPU)")

@@ -297,9 +297,11 @@ def show_deepseek(lang: str = "en") -> None:
 # snippets/base_length_theory/results.json, written by experiment.py --profile full
 RESULTS = Path(posenc.__file__).resolve().parents[2] / "snippets/base_length_theory/results.json"
 experiment = json.loads(RESULTS.read_text(encoding="utf-8"))
-runs = experiment["results"]  # {base: {"first_negative": m, "runs": [one per seed]}}
+runs = experiment["results"]  # {base or "none": {"first_negative": m, "runs": [one per seed]}}
+bases = [base for base in runs if base != "none"]  # "none": the same head without rotation
 buckets = [f"{lo}-{hi}" for lo, hi in experiment["config"]["buckets"]]
 CHANCE = 1 / experiment["config"]["values"]
+WINDOW = experiment["config"]["seq"] - 2  # the farthest needle: 126 tokens before the query
 
 
 def mean_by_bucket(base: str, step: str | None = None) -> list[float]:
@@ -309,43 +311,58 @@ def mean_by_bucket(base: str, step: str | None = None) -> list[float]:
     return [sum(a[b] for a in chosen) / len(chosen) for b in buckets]
 
 
-def overall(accuracy: dict[str, float]) -> float:
-    return sum(accuracy.values()) / len(accuracy)
+def slowest_turn(base: str) -> float:
+    """How far the slowest pair of the head turns over the window, in radians."""
+    if base == "none":
+        return 0.0
+    return (
+        float(posenc.rope_inv_freq(experiment["config"]["head_dim"], float(base))[0][-1]) * WINDOW
+    )
+
+
+def mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values)
 
 
 # what the page says of the runs, checked
-for base, entry in runs.items():
+for base in bases:
     by_bucket = mean_by_bucket(base)
     beyond = [a for (lo, hi), a in zip(experiment["config"]["buckets"], by_bucket, strict=True)
-              if lo > entry["first_negative"]]  # fmt: skip
+              if lo > runs[base]["first_negative"]]  # fmt: skip
     # no fall with distance: past the first negative B_m as good as the nearest bucket
     assert not beyond or min(beyond) > by_bucket[0] - 0.06, (base, by_bucket)
     assert min(by_bucket) > CHANCE  # every head learned something
-means = [sum(mean_by_bucket(base)) / len(buckets) for base in runs]
+means = [mean(mean_by_bucket(base)) for base in bases]
 assert means[0] < means[1] < means[2]  # 10 < 50 < 200: a small base costs accuracy everywhere
+nope = mean(mean_by_bucket("none"))  # no rotation: below bases 200 to 10000, above base 50
+assert means[1] < nope < min(means[2:])
 last, before = (str(step) for step in experiment["config"]["checkpoints"][-1:-3:-1])
-for base in runs:  # a plateau: the last two checkpoints within 0.03 of each other
-    assert abs(sum(mean_by_bucket(base, last)) - sum(mean_by_bucket(base, before))) < 0.03 * 6
+for base in runs:  # stopped moving under this schedule: the last two evaluations within 0.03
+    assert abs(mean(mean_by_bucket(base, last)) - mean(mean_by_bucket(base, before))) < 0.03
 
 EXPERIMENT_TEXT = {
-    "en": ("base", "B_m < 0 from", "seeds",
-           "accuracy by distance to the needle (mean of {} seeds, {:,} steps); chance {:.3f}"),
-    "zh": ("底数", "B_m < 0 起于", "各种子",
-           "按到 needle 距离统计的准确率（{} 个种子的平均，{:,} 步）；随机猜为 {:.3f}"),
+    "en": ("base", "slowest turn", "B_m < 0 from", "seed range",
+           "accuracy by the needle's distance from the query (mean of {} seeds, {:,} steps); "
+           "chance {:.3f}; slowest turn: radians the slowest pair turns over {} tokens"),
+    "zh": ("底数", "最慢转角", "B_m 首次 < 0", "种子间范围",
+           "按针到查询的距离统计的准确率（{} 个种子的平均，{:,} 步）；随机猜测为 {:.3f}；"
+           "最慢转角：转得最慢的那对维度在 {} 个 token 内转过的弧度"),
 }  # fmt: skip
 
 
 def show_experiment(lang: str = "en") -> None:
-    base_head, first_head, seeds_head, title = EXPERIMENT_TEXT[lang]
+    base_head, turn_head, first_head, seeds_head, title = EXPERIMENT_TEXT[lang]
     cfg = experiment["config"]
-    print(title.format(len(cfg["seeds"]), cfg["steps"], CHANCE))
-    print(pad(base_head, 6) + pad(first_head, 14) + "".join(pad(b, 7) for b in buckets)
-          + pad(seeds_head, 13))  # fmt: skip
+    print(title.format(len(cfg["seeds"]), cfg["steps"], CHANCE, WINDOW))
+    print(pad(base_head, 6) + pad(turn_head, 13) + pad(first_head, 14)
+          + "".join(pad(b, 7) for b in buckets) + pad(seeds_head, 12))  # fmt: skip
     for base, entry in runs.items():
-        each = [overall(run["accuracy"]) for run in entry["runs"]]
-        print(f"{base:>6}{entry['first_negative']:>14}"
+        each = [mean(run["accuracy"].values()) for run in entry["runs"]]
+        first = "-" if entry["first_negative"] is None else entry["first_negative"]
+        print(f"{base:>6}{slowest_turn(base):>13.2f}{first:>14}"
               + "".join(f"{a:>7.2f}" for a in mean_by_bucket(base))
-              + f"{min(each):>8.2f}–{max(each):.2f}")  # fmt: skip
+              + f"{min(each):>7.2f}–{max(each):.2f}")  # fmt: skip
 
 
 CURVE_TEXT = {"en": ("base", "after {:,} steps"), "zh": ("底数", "{:,} 步后")}
@@ -358,8 +375,7 @@ def show_curve(lang: str = "en") -> None:
     width = {"en": 20, "zh": 13}[lang]
     print(pad(base_head, 6) + "".join(pad(step_head.format(int(s)), width) for s in steps))
     for base in runs:
-        print(f"{base:>6}" + "".join(
-            f"{sum(mean_by_bucket(base, s)) / len(buckets):>{width}.2f}" for s in steps))  # fmt: skip
+        print(f"{base:>6}" + "".join(f"{mean(mean_by_bucket(base, s)):>{width}.2f}" for s in steps))
 
 
 # --8<-- [end:experiment]
