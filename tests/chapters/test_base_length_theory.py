@@ -290,9 +290,10 @@ def experiment():
 
 
 def test_committed_experiment_is_the_full_profile_of_the_script(theory, experiment) -> None:
-    """results.json holds what `experiment.py --profile full` writes: its settings, five bases,
-    three seeds, every checkpoint, and the first negative B_m of each base recomputed from the
-    head's frequencies (5, 22, 41, 122, 474: the distances the page names)."""
+    """results.json holds what `experiment.py --profile full` writes: its settings, five bases
+    and the control without rotation, three seeds, every checkpoint, and the first negative B_m
+    of each base recomputed from the head's frequencies (5, 22, 41, 122, 474: the distances the
+    page names)."""
     results = theory["experiment"]
     full = experiment["PROFILES"]["full"]
     assert results["profile"] == "full"
@@ -301,8 +302,9 @@ def test_committed_experiment_is_the_full_profile_of_the_script(theory, experime
     assert results["config"]["seeds"] == list(full["seeds"])
     assert results["config"]["checkpoints"] == list(full["checkpoints"])
     firsts = {base: entry["first_negative"] for base, entry in results["results"].items()}
-    assert firsts == {f"{b:g}": experiment["first_negative"](b) for b in experiment["BASES"]}
-    assert list(firsts.values()) == [5, 22, 41, 122, 474]
+    expected = {f"{b:g}": experiment["first_negative"](b) for b in experiment["BASES"]}
+    assert firsts == expected | {experiment["NOPE"]: None}  # and the control, no rotation
+    assert list(expected.values()) == [5, 22, 41, 122, 474]
     for entry in results["results"].values():
         assert [run["seed"] for run in entry["runs"]] == list(full["seeds"])
         for run in entry["runs"]:
