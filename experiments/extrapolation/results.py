@@ -39,7 +39,10 @@ evaluation lengths and passkey test: ``train.py --rivals`` writes ``results/riva
 ``seeds.py --rivals`` writes ``results/rivals-seeds.json`` (quick profile: ``rivals-quick.json``
 and ``rivals-seeds-quick.json``, not committed), in the schemas above with the rivals as the
 methods; ``load``, ``load_seeds`` and the validators take ``rivals=True`` for them. Chapter 8's
-files stay as they were.
+files stay as they were. In ``rivals.json`` each method also has ``learned_positions`` (what
+``train.learned_positions`` measures after training; null for xPos): KERPLE's ``r1``, ``r2`` per
+head; FIRE's ``layers`` [{c, L}]; CoPE's ``last_row`` and ``layers`` [{mean_gate: {length: per
+head}, clamped_share: {length: per head}, row_norms: per row of the table}].
 
 ``spread`` summarises one method at one length over the seeds: (mean, min, max).
 """

@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+import posenc
 from benchmarks.machine import cpu_name
 from experiments.extrapolation import results as results_file
 from experiments.extrapolation.corpus import ALPHABET, load_splits
@@ -130,6 +131,69 @@ def evaluate(model: TinyLM, valid_ids: torch.Tensor, length: int, eval_tokens: i
     }
 
 
+@torch.no_grad()
+def learned_positions(model: TinyLM, valid_ids: torch.Tensor, eval_tokens: int) -> dict | None:
+    """What a rival learned about positions (chapter 21), None for a method without such
+    parameters (chapter 8's six, xPos).
+
+    ``kerple``: r1, r2 per head, clamped as the module clamps them before each use. ``fire``:
+    per layer, |c| and the threshold L. ``cope``: per layer, the mean gate of each head over
+    the causal pairs of the held-out text at each evaluation length, the share of those pairs
+    whose counted position reaches the last row of the table (the clamp), and the norm of every
+    row of the table (it starts at zero: a row training never reached stays near zero).
+    """
+    if model.method == "kerple":
+        eps = 0.01  # posenc.Kerple clamps both to at least 0.01 before each use
+        return {"r1": [round(v, 4) for v in model.kerple.r1.clamp(min=eps).tolist()],
+                "r2": [round(v, 4) for v in model.kerple.r2.clamp(min=eps).tolist()]}  # fmt: skip
+    if model.method == "fire":
+        return {"layers": [{"c": round(f.c.abs().item(), 4), "L": round(f.threshold.item(), 2)}
+                           for f in model.fire]}  # fmt: skip
+    if model.method != "cope":
+        return None
+    last = model.cope[0].num_positions - 1
+    sums: list[dict[str, torch.Tensor]] = [{} for _ in model.cope]
+
+    def hook(layer):
+        def record(module, args, output):
+            scores = args[1]  # (B, heads, T, T): q·k / sqrt(d), the gates' logits
+            seq = scores.shape[-1]
+            causal = torch.ones(seq, seq, dtype=torch.bool).tril()
+            gates = torch.sigmoid(scores) * causal
+            positions = posenc.cope_positions(scores)
+            acc = sums[layer]
+            acc["pairs"] = acc.get("pairs", 0) + causal.sum() * scores.shape[0]
+            acc["gates"] = acc.get("gates", 0) + gates.sum(dim=(0, 2, 3))
+            clamped = ((positions >= last) & causal).sum(dim=(0, 2, 3))
+            acc["clamped"] = acc.get("clamped", 0) + clamped
+
+        return record
+
+    handles = [m.register_forward_hook(hook(i)) for i, m in enumerate(model.cope)]
+    layers = [{"mean_gate": {}, "clamped_share": {}} for _ in model.cope]
+    try:
+        for length in EVAL_LENGTHS:
+            for acc in sums:
+                acc.clear()
+            count = max(1, eval_tokens // length)
+            for i in range(count):
+                model(valid_ids[i * length : i * length + length][None])
+            for layer, acc in enumerate(sums):
+                pairs = acc["pairs"].item()
+                layers[layer]["mean_gate"][str(length)] = [
+                    round(v / pairs, 4) for v in acc["gates"].tolist()
+                ]
+                layers[layer]["clamped_share"][str(length)] = [
+                    round(v / pairs, 4) for v in acc["clamped"].tolist()
+                ]
+    finally:
+        for handle in handles:
+            handle.remove()
+    for layer, cope in zip(layers, model.cope, strict=True):
+        layer["row_norms"] = [round(v, 4) for v in cope.pos_emb.norm(dim=0).tolist()]
+    return {"last_row": last, "layers": layers}
+
+
 def hardware() -> dict:
     return {"cpu": cpu_name(), "threads": torch.get_num_threads(), "device": "cpu"}
 
@@ -183,6 +247,12 @@ def run(profile: str, out: Path, methods=METHODS, log=print) -> dict:
                     for k, v in table.items()
                 },
             }
+        if rivals:  # chapter 21: what the rival learned about positions (None for xPos)
+            model.eval()
+            results[method]["learned_positions"] = learned_positions(
+                model, valid_ids, cfg["eval_tokens"]
+            )
+            model.train()
         loss = results[method]["final_train_loss"]
         log(f"{method:>10}: train {train_seconds:6.1f} s, loss {loss:.3f}, ", end="")
         log(f"ppl {results[method]['perplexity']}", flush=True)

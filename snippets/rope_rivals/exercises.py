@@ -68,6 +68,15 @@ rope = posenc.apply_rotary(x.float(), cos, sin, layout="interleaved").double()
 assert torch.allclose(two_steps @ x, rope, atol=1e-6)
 one_step = householder(w1)
 assert torch.isclose(torch.linalg.det(one_step), torch.tensor(-1.0, dtype=torch.float64))
+# The released layer's beta_t = 2·sigmoid(.) lies in (0, 2): |det H_t| = |1 - beta_t| < 1, so a
+# product of PaTH transitions over any distance is never orthogonal (never a rotation).
+gen = torch.Generator().manual_seed(0)
+product = torch.eye(4, dtype=torch.float64)
+for _ in range(16):
+    beta_t = 2 * torch.sigmoid(torch.randn((), generator=gen, dtype=torch.float64) * 5)
+    product = householder(torch.randn(4, generator=gen, dtype=torch.float64), beta_t) @ product
+    assert abs(torch.linalg.det(product)) < 1
+    assert not torch.allclose(product.T @ product, torch.eye(4, dtype=torch.float64))
 
 
 def show_reflections(lang="en"):

@@ -19,6 +19,7 @@ LABELS = {
         "ppl": "perplexity per character",
         "passkey": "passkeys found (%)",
         "chance": "chance",
+        "one_seed": "{} (1 seed)",
     },
     "zh": {
         "names": {"rope": "RoPE（第 8 章）", "alibi": "ALiBi（第 8 章）", "xpos": "xPos",
@@ -27,19 +28,21 @@ LABELS = {
         "ppl": "每字符困惑度",
         "passkey": "找到的 passkey（%）",
         "chance": "随机猜中",
+        "one_seed": "{}（1 个种子）",
     },
 }  # fmt: skip
 
 
 def learned_passkeys(report, name, lengths):
     """Passkeys found (%) at each length: mean, lowest, highest over the seeds whose model
-    learned the format at 128 (at least 500 times chance, as the page's table); None if none."""
+    learned the format at 128 (at least 500 times chance, as the page's table), and how many
+    seeds that is; None if none."""
     chance = report["config"]["retrieval"]["chance"]
     runs = [r for r in report["runs"][name].values() if r["retrieval"]["128"] >= 500 * chance]
     if not runs:
         return None
     found = [[100 * r["retrieval"][str(n)] for r in runs] for n in lengths]
-    return [(sum(f) / len(f), min(f), max(f)) for f in found]
+    return [(sum(f) / len(f), min(f), max(f)) for f in found], len(runs)
 
 
 def draw_experiment(labels):
@@ -53,15 +56,17 @@ def draw_experiment(labels):
     for n, (name, label) in enumerate(labels["names"].items()):
         report = chapter8 if name in ("rope", "alibi") else rivals
         style = styles.get(name, dict(color=f"C{n}")) | dict(marker="o", markersize=3, capsize=2)
-        for ax, stats in (
-            (left, [spread(report, name, length) for length in lengths]),
-            (right, learned_passkeys(report, name, lengths)),
+        passkeys = learned_passkeys(report, name, lengths)  # None: no seed learned the format
+        for ax, stats, seeds in (
+            (left, [spread(report, name, length) for length in lengths], None),
+            (right, *(passkeys or (None, 0))),
         ):
-            if stats is None:  # no seed learned the passkey format
+            if stats is None:
                 continue
             mean = [s[0] for s in stats]
             bars = [[s[0] - s[1] for s in stats], [s[2] - s[0] for s in stats]]
-            ax.errorbar(lengths, mean, yerr=bars, label=label, **style)
+            shown = labels["one_seed"].format(label) if seeds == 1 else label
+            ax.errorbar(lengths, mean, yerr=bars, label=shown, **style)
     chance = 100 * chapter8["config"]["retrieval"]["chance"]
     right.axhline(chance, color="gray", linestyle=":", linewidth=0.8)
     right.text(lengths[0], chance + 2, labels["chance"], color="gray", fontsize=8)

@@ -13,15 +13,15 @@ from snippets.figures import save_each_language
 LABELS = {
     "en": {
         "query": "query at i = {i}",
-        "x": "distance d = i - j (tokens back)",
-        "y": "MLP input u = ψ(d) / ψ(max(L, i))",
-        "seen": "inputs seen when training at 128 tokens",
+        "x": "distance r = i - j (tokens back)",
+        "y": "MLP input u = ψ(r) / ψ(max(L, i))",
+        "seen": "inputs seen when training at 128 tokens, while L stays at 512",
     },
     "zh": {
         "query": "query 位于 i = {i}",
-        "x": "距离 d = i - j（往回数的 token 数）",
-        "y": "MLP 的输入 u = ψ(d) / ψ(max(L, i))",
-        "seen": "在 128 个 token 上训练时见过的输入",
+        "x": "距离 r = i - j（往回数的 token 数）",
+        "y": "MLP 的输入 u = ψ(r) / ψ(max(L, i))",
+        "seen": "L 停在 512 时，在 128 个 token 上训练见过的输入",
     },
 }
 

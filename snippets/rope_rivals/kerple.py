@@ -42,6 +42,14 @@ for a, row in zip(r1.tolist(), log_rows, strict=True):
     assert math.isclose(ratio, 1001**-a, rel_tol=1e-9)
 
 
+# r1 <= 1: the weights (1 + r2·r)^(-r1) add up to a total that diverges with the length, so the
+# share beyond any fixed distance keeps growing towards 1; r1 > 1: they converge to a fixed shape
+short_rows = posenc.kerple_bias(1, 1024, r1=r1, r2=r2)[:, 0]  # the same heads over 1024 keys
+for a, short, long in zip(r1.tolist(), short_rows, log_rows, strict=True):
+    growth = share_beyond(long, 100) - share_beyond(short, 100)
+    assert growth > 0.1 if a <= 1 else abs(growth) < 0.01, (a, growth)
+
+
 def pad(text, width, left=False):
     """``text`` in ``width`` terminal columns (a Chinese character takes two)."""
     fill = " " * max(width - sum(2 if ord(ch) > 0x2E80 else 1 for ch in text), 0)
@@ -51,15 +59,15 @@ def pad(text, width, left=False):
 def show_kerple(lang="en"):
     text = {
         "en": ("power kernel with r2 = 1 equals ALiBi: {}",
-               "{} keys, equal content scores: bias at distance d, share of the weight beyond D",
+               "{} keys, equal content scores: bias at distance r, share of the weight beyond D",
                "head", {"log": "log, ", "alibi": "ALiBi, "}),
         "zh": ("指数 r2 = 1 的幂核等于 ALiBi：{}",
-               "{} 个 key，内容分数全部相同：距离 d 处的偏置，距离 D 之外的权重占比",
+               "{} 个 key，内容分数全部相同：距离 r 处的偏置，距离 D 之外的权重占比",
                "头", {"log": "对数核 ", "alibi": "ALiBi "}),
     }[lang]  # fmt: skip
     print(text[0].format(power_is_alibi))
     print(text[1].format(k_len))
-    print(pad(text[2], 16, left=True) + "".join(f"{f'd = {d}':>10}" for d in (10, 1000))
+    print(pad(text[2], 16, left=True) + "".join(f"{f'r = {d}':>10}" for d in (10, 1000))
           + "".join(f"{f'D = {D}':>10}" for D in (100, 1000)))  # fmt: skip
     for (kind, value), row in rows.items():
         biases = "".join(f"{float(row[-1 - d]):10.2f}" for d in (10, 1000))

@@ -276,6 +276,23 @@ def test_quick_rivals_profile_runs_end_to_end(quick_rivals):
         "quick"
     ]
     assert seeds_report["config"]["lm"] == train.PROFILES["quick"]
+    # train.py --rivals records what each rival learned about positions (chapter 21)
+    learned = {name: entry["learned_positions"] for name, entry in report["results"].items()}
+    assert learned["xpos"] is None
+    heads, layers = train.PROFILES["quick"]["heads"], train.PROFILES["quick"]["layers"]
+    assert len(learned["kerple"]["r1"]) == len(learned["kerple"]["r2"]) == heads
+    assert all(v >= 0.01 for v in learned["kerple"]["r1"] + learned["kerple"]["r2"])
+    assert len(learned["fire"]["layers"]) == layers
+    assert all(layer["c"] > 0 and layer["L"] > 0 for layer in learned["fire"]["layers"])
+    cope = learned["cope"]
+    assert cope["last_row"] == train.TRAIN_LEN and len(cope["layers"]) == layers
+    for layer in cope["layers"]:
+        assert len(layer["row_norms"]) == train.TRAIN_LEN + 1
+        for length in ("128", "256", "512", "1024"):
+            assert all(0 < g < 1 for g in layer["mean_gate"][length])
+            assert all(0 <= f <= 1 for f in layer["clamped_share"][length])
+        shares = zip(layer["clamped_share"]["1024"], layer["clamped_share"]["256"], strict=True)
+        assert all(long >= short for long, short in shares)  # longer inputs: more pairs clamped
 
 
 @pytest.mark.parametrize("rival", model.RIVALS)
@@ -345,6 +362,8 @@ def test_committed_rivals_results_are_comparable_with_chapter_8s():
     rivals, chapter8 = results_file.load("full", rivals=True), results_file.load("full")
     assert rivals["config"] == chapter8["config"]
     assert rivals["hardware"]["threads"] == 1 and rivals["wall_seconds"] > 0
+    # the full run records the learned position parameters (xPos has none)
+    assert [n for n, e in rivals["results"].items() if e["learned_positions"] is None] == ["xpos"]
 
 
 def test_committed_rivals_seeds_are_comparable_with_chapter_8s():

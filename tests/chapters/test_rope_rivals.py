@@ -79,8 +79,9 @@ def _share_beyond(r1, k_len, D, r2=1.0):
 
 
 def test_kerple_log_heads_with_r1_at_most_one_have_no_window():
-    """The page: "With r1 <= 1 the weights of far keys add up to a share that does not
-    vanish however long the input grows"; with r1 = 2 the head stays local (a window)."""
+    """The page: with r1 <= 1 the total weight diverges, so the share beyond a fixed distance
+    keeps growing with the input (towards 1); with r1 = 2 the weights converge to a fixed,
+    local distribution."""
     for r1 in (0.5, 1.0):
         shares = [_share_beyond(r1, n, 1000) for n in (4096, 16384, 65536)]
         assert shares[0] < shares[1] < shares[2]  # more context, more weight far away
