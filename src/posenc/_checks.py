@@ -238,6 +238,28 @@ def check_on_device(name: str, tensor: torch.Tensor, device: torch.device, where
 # ── the shared shape conventions ────────────────────────────────────────────
 
 
+def check_qk(q: object, k: object, head_dim: int, *, same_seq: bool = False) -> None:
+    """Queries and keys for a module of ``head_dim``: floating, 4-D ``(batch, heads, seq,
+    head_dim)``, the same head size and batch (and sequence length with ``same_seq``: one
+    position per token for both), k's heads dividing q's, one device."""
+    check_floating("q", q, ndim=4)
+    check_floating("k", k, ndim=4)
+    for name, x in (("q", q), ("k", k)):
+        if x.shape[-1] != head_dim:
+            raise ValueError(
+                f"{name}.shape[-1] must equal head_dim ({head_dim}), got {x.shape[-1]}"
+            )
+    if same_seq and (k.shape[0], k.shape[2]) != (q.shape[0], q.shape[2]):
+        raise ValueError(
+            f"k must have q's batch and seq sizes ({q.shape[0]}, {q.shape[2]}), "
+            f"got shape {tuple(k.shape)} for q shape {tuple(q.shape)}"
+        )
+    if k.shape[0] != q.shape[0]:
+        raise ValueError(f"k must have q's batch size ({q.shape[0]}), got {k.shape[0]}")
+    check_heads(q.shape[1], k.shape[1])
+    check_on_device("k", k, q.device, "q's")
+
+
 def check_heads(q_heads: int, kv_heads: int) -> None:
     """Grouped-query attention: the key/value heads must divide the query heads."""
     if kv_heads < 1 or q_heads % kv_heads:

@@ -39,11 +39,11 @@ from ._checks import (
     check_even,
     check_float_dtype,
     check_floating,
-    check_heads,
     check_int,
     check_number,
     check_on_device,
     check_positions,
+    check_qk,
     check_sequence_positions,
     is_compiling,
     same_device,
@@ -622,20 +622,7 @@ class RotaryEmbedding(nn.Module):
         return super()._apply(fn, recurse)
 
     def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
-        check_floating("q", q, ndim=4)
-        check_floating("k", k, ndim=4)
-        for name, x in (("q", q), ("k", k)):
-            if x.shape[-1] != self.head_dim:
-                raise ValueError(
-                    f"{name}.shape[-1] must equal head_dim ({self.head_dim}), got {x.shape[-1]}"
-                )
-        if (k.shape[0], k.shape[2]) != (q.shape[0], q.shape[2]):
-            raise ValueError(
-                f"k must have q's batch and seq sizes ({q.shape[0]}, {q.shape[2]}), "
-                f"got shape {tuple(k.shape)} for q shape {tuple(q.shape)}"
-            )
-        check_heads(q.shape[1], k.shape[1])
-        check_on_device("k", k, q.device, "q's")
+        check_qk(q, k, self.head_dim, same_seq=True)
 
     def extra_repr(self) -> str:
         return (

@@ -45,11 +45,11 @@ from ._checks import (
     check_even,
     check_float_dtype,
     check_floating,
-    check_heads,
     check_int,
     check_on_device,
     check_positions,
     check_positive,
+    check_qk,
     same_device,
 )
 from .rope import LAYOUTS, apply_rotary
@@ -242,22 +242,12 @@ class XPos(nn.Module):
         )
 
     def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
-        check_floating("q", q, ndim=4)
-        check_floating("k", k, ndim=4)
-        for name, x in (("q", q), ("k", k)):
-            if x.shape[-1] != self.head_dim:
-                raise ValueError(
-                    f"{name}.shape[-1] must equal head_dim ({self.head_dim}), got {x.shape[-1]}"
-                )
-        if k.shape[0] != q.shape[0]:
-            raise ValueError(f"k must have q's batch size ({q.shape[0]}), got {k.shape[0]}")
+        check_qk(q, k, self.head_dim)
         if q.shape[2] > k.shape[2]:
             raise ValueError(
                 f"q_len must be <= k_len ({k.shape[2]}) (the queries are the last q_len keys), "
                 f"got {q.shape[2]}"
             )
-        check_heads(q.shape[1], k.shape[1])
-        check_on_device("k", k, q.device, "q's")
 
     def extra_repr(self) -> str:
         return (
