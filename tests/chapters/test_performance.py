@@ -116,7 +116,7 @@ def test_rope_tile_sweep_checks_every_tile() -> None:
 
 def test_each_timing_can_hold_several_calls() -> None:
     """``calls``: every timing runs a candidate that many times back to back and reports the
-    time of one call (a 2 ms sleep stays about 2 ms per call, not 2 ms x calls)."""
+    time of one call (a 2 ms sleep stays above 2 ms and below 2 ms x calls per call)."""
     import time
 
     counts = {"sleep": 0, "floor": 0}
@@ -132,7 +132,9 @@ def test_each_timing_can_hold_several_calls() -> None:
         {"floor": floor, "sleep": sleep}, floor="floor", rounds=3, warmup=1, device="cpu", calls=4
     )
     assert counts == {"sleep": 1 + 3 * 4, "floor": 1 + 3 * 4}
-    assert 1.9 < stats["sleep"]["median_ms"] < 4
+    # at least one sleep per call, and less than the 4 sleeps of a timing not divided by calls
+    # (a loaded machine only lengthens each sleep, which the upper bound allows up to 4 ms)
+    assert 1.9 < stats["sleep"]["median_ms"] < 4 * 2
 
 
 def test_smoke_run_writes_valid_json(tmp_path: Path, capsys) -> None:
