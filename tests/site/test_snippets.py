@@ -55,13 +55,11 @@ def test_figures_are_byte_identical(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     built = figures.build()  # draws what the cache lacks, so there is always a first run
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    with figures.painting() as draw, ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         redrawn = dict(
             zip(
                 built,
-                pool.map(
-                    lambda rel: figures.draw(ROOT / rel, tmp_path / rel.replace("/", "_")), built
-                ),
+                pool.map(lambda rel: draw(ROOT / rel, tmp_path / rel.replace("/", "_")), built),
                 strict=True,
             )
         )
