@@ -54,7 +54,7 @@ def show_bloom(lang="en"):
     lines = {
         "en": ("bias {} -> scores {}", "causal, same weights: {}",
                "bidirectional, same weights: {}", "largest difference: {:.3f}"),
-        "zh": ("偏置 {} -> 分数 {}", "有因果掩码，权重相同：{}", "没有掩码，权重相同：{}", "最大差值：{:.3f}"),
+        "zh": ("偏置 {} -> 分数 {}", "有因果掩码，权重相同：{}", "双向（无掩码），权重相同：{}", "最大差值：{:.3f}"),
     }[lang]  # fmt: skip
     print(lines[0].format(tuple(alibi.shape), tuple(scores.shape)))
     print(lines[1].format(same_causal))

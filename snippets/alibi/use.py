@@ -45,8 +45,8 @@ def materialised_bias_gib(heads: int, seq_len: int, bytes_per_value: int = 4) ->
 
 
 def show_memory(lang="en"):
-    line = {"en": "32 heads, {:>6} tokens: float32 {:7.1f} GiB, bfloat16 {:6.1f} GiB",
-            "zh": "32 个头，{:>6} 个 token：float32 {:7.1f} GiB，bfloat16 {:6.1f} GiB"}[lang]  # fmt: skip
+    line = {"en": "32 heads, {:>6} tokens: float32 {:8.2f} GiB, bfloat16 {:7.2f} GiB",
+            "zh": "32 个头，{:>6} 个 token：float32 {:8.2f} GiB，bfloat16 {:7.2f} GiB"}[lang]  # fmt: skip
     for seq_len in (2_048, 8_192, 32_768):
         gib = materialised_bias_gib(32, seq_len), materialised_bias_gib(32, seq_len, 2)
         print(line.format(seq_len, *gib))
