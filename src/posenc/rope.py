@@ -349,7 +349,8 @@ class RotaryEmbedding(nn.Module):
             its eager form, and the outer compiler fuses it.
 
     Attributes:
-        inv_freq: Float32 buffer of \(\theta_i\) (not saved in the state dict); for the
+        inv_freq: Float32 buffer of \(\theta_i\) (not saved in the state dict; computed again
+            in float32 after ``.to(torch.bfloat16)`` or ``.half()``); for the
             length-dependent variants (``dynamic``, ``longrope``) these are the frequencies at the
             trained length.
         attention_factor: The factor \(a\) applied to cos and sin.
@@ -619,7 +620,12 @@ class RotaryEmbedding(nn.Module):
     def _apply(self, fn, recurse=True):
         # .to()/.cuda()/.half() make cached tables stale; rebuild lazily where they are used.
         self._tables.clear()
-        return super()._apply(fn, recurse)
+        super()._apply(fn, recurse)
+        if self.inv_freq.dtype not in (torch.float32, torch.float64):
+            # A model-wide .to(bfloat16) casts buffers too: θ_i rounded to 8 bits moves the
+            # angle at position m by about m·θ_i·2⁻⁹, so compute the frequencies again.
+            self.inv_freq = self._compute(self.inv_freq.device, None)[0]
+        return self
 
     def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
         check_qk(q, k, self.head_dim, same_seq=True)

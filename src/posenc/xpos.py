@@ -188,7 +188,8 @@ class XPos(nn.Module):
         layout: ``"interleaved"`` (the released code's) or ``"half"``.
 
     Attributes:
-        inv_freq: Float32 buffer of \(\theta_i\) (not saved in the state dict).
+        inv_freq: Float32 buffer of \(\theta_i\) (not saved in the state dict; computed again
+            in float32 after ``.to(torch.bfloat16)`` or ``.half()``).
     """
 
     def __init__(
@@ -207,6 +208,13 @@ class XPos(nn.Module):
         self.gamma = check_positive("gamma", gamma)
         self.layout = check_choice("layout", layout, LAYOUTS)
         self.register_buffer("inv_freq", default_inv_freq(head_dim, base), persistent=False)
+
+    def _apply(self, fn, recurse=True):
+        super()._apply(fn, recurse)
+        if self.inv_freq.dtype not in (torch.float32, torch.float64):
+            # A model-wide .to(bfloat16) casts buffers too: keep θ_i in float32 (as RoPE does).
+            self.inv_freq = default_inv_freq(self.head_dim, self.base, device=self.inv_freq.device)
+        return self
 
     def forward(self, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         r"""Encode queries at ``k_len - q_len .. k_len - 1`` and keys at ``0 .. k_len - 1``.

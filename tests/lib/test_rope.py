@@ -340,6 +340,23 @@ def test_output_dtype_follows_input_under_autocast():
     assert out_q.dtype == torch.float32 and out_bf16.dtype == torch.bfloat16
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_a_model_wide_cast_keeps_the_frequencies_in_float32(dtype):
+    """model.to(bfloat16) casts every buffer; θ_i rounded to 8 bits would turn a key at
+    position 100 000 by a visibly wrong angle, so the module computes them again."""
+    scaling = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
+    cast = posenc.RotaryEmbedding(64, base=500000.0, scaling=scaling).to(dtype)
+    fresh = posenc.RotaryEmbedding(64, base=500000.0, scaling=scaling)
+    assert cast.inv_freq.dtype == torch.float32
+    assert torch.equal(cast.inv_freq, fresh.inv_freq)
+    q = torch.randn(1, 2, 4, 64, generator=torch.Generator().manual_seed(0)).to(dtype)
+    positions = torch.arange(100_000, 100_004)
+    assert torch.equal(cast(q, q, positions)[0], fresh(q, q, positions)[0])
+    # what the cast would have done: the angles at 100 000 off by more than 0.1 rad
+    rounded = fresh.inv_freq.to(dtype).float()
+    assert ((rounded - fresh.inv_freq).abs() * 100_000).max() > 0.1
+
+
 def test_works_under_torch_compile_fullgraph():
     torch._dynamo.reset()
     rope = posenc.RotaryEmbedding(8)

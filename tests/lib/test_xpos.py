@@ -142,3 +142,9 @@ def test_tables_dtype_and_repr():
     assert repr(posenc.XPos(8)) == (
         "XPos(head_dim=8, base=10000.0, scale_base=512.0, gamma=0.4, layout='interleaved')"
     )
+
+
+def test_a_model_wide_cast_keeps_the_frequencies_in_float32():
+    xpos = posenc.XPos(64).to(torch.bfloat16)
+    assert xpos.inv_freq.dtype == torch.float32
+    assert torch.equal(xpos.inv_freq, posenc.XPos(64).inv_freq)
