@@ -85,6 +85,12 @@ def show_ntk(lang="en"):
 # --8<-- [end:ntk]
 
 # --8<-- [start:dynamic]
+# factor s is not the stretch at s * trained: the scale there is s^2 - s + 1 (3 for s = 2)
+two = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": trained}
+at_twice, _ = posenc.rope_inv_freq(head_dim, base=base, scaling=two, seq_len=2 * trained)
+ntk_three, _ = posenc.rope_inv_freq(head_dim, base=base * 3 ** (head_dim / (head_dim - 2)))
+assert torch.allclose(at_twice, ntk_three)
+
 dynamic = {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": trained}
 slowest_at = {}  # sequence length -> the slowest pair's frequency
 for length in (2048, 4096, 8192, 16384):
@@ -229,7 +235,7 @@ assert torch.allclose(logit_ratio, torch.full_like(logit_ratio, attention_factor
 def show_logits(lang="en"):
     line = {
         "en": "logits scaled by 1/t = {:.4f} = {:.4f}²",
-        "zh": "logits 乘以 1/t = {:.4f} = {:.4f}²",
+        "zh": "注意力分数乘以 1/t = {:.4f} = {:.4f}²",
     }[lang]
     print(line.format(logit_ratio.mean(), attention_factor))
 
@@ -320,6 +326,11 @@ uses_long = torch.allclose(long_freq, inv_freq / torch.tensor(long))
 print(torch.allclose(short_freq, inv_freq), uses_long)
 # Squared, it is log base L0 of the target length s·L0: the log-n scale taken at n = s·L0.
 assert math.isclose(attn**2, math.log(8 * trained) / math.log(trained))
+# The factor does not switch with the length: a 100-token prompt gets it too. Phi-3.5-mini's
+# released config (4096 -> 131072 tokens, s = 32): 1.19 on each of cos and sin.
+assert posenc.rope_inv_freq(head_dim, base=base, scaling=longrope, seq_len=100)[1] == attn
+phi = posenc.describe(posenc.released_config("phi-3.5-mini")["config"]).layers[0]
+assert round(phi.attention_factor, 2) == 1.19 and phi.scaling.factor == 32
 
 
 def show_longrope(lang="en"):
