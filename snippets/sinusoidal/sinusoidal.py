@@ -231,30 +231,36 @@ def show_steps(lang="en"):
 from experiments.extrapolation.results import load
 
 report = load("full")  # chapter 8's experiment, read from its committed results
-train_len = report["config"]["train_len"]
+experiment_len = report["config"]["train_len"]  # 128 (the next block sets its own 512)
 sinusoidal_run = report["results"]["sinusoidal"]
-nope_past = report["results"]["nope"]["perplexity_beyond_128"]
+nope_run = report["results"]["nope"]
+nope_past = nope_run["perplexity_beyond_128"]
 # past the trained length the model is worse than with no positions at all
 assert sinusoidal_run["perplexity_beyond_128"]["256"] > 3 * sinusoidal_run["perplexity"]["128"]
 for length, past in sinusoidal_run["perplexity_beyond_128"].items():
     assert past is None or past > nope_past[length]
+# NoPE gets worse too (more keys to attend over), but by far less than the sinusoidal model
+nope_rise = nope_past["256"] / nope_run["perplexity"]["128"]
+sinus_rise = sinusoidal_run["perplexity_beyond_128"]["256"] / sinusoidal_run["perplexity"]["128"]
+assert 1 < nope_rise < 1.5 < 3 < sinus_rise
 
 
 def show_measured(lang="en"):
     lines = {
         "en": ("sinusoidal model trained at length {}, perplexity per character:",
                "  length {:4d}: {:5.2f} over all positions", ", {:5.2f} at positions >= {}",
-               "no position encoding (NoPE), positions >= {} at length 256: {:.2f}"),
+               "no position encoding (NoPE): {:.2f} at length {}, {:.2f} at positions >= {} of 256"),
         "zh": ("正弦位置编码的模型，训练长度 {}，每个字符的困惑度：",
                "  长度 {:4d}：全部位置 {:5.2f}", "，位置 >= {1} 的部分 {0:5.2f}",
-               "不用位置编码（NoPE），长度 256 时位置 >= {} 的部分：{:.2f}"),
+               "不用位置编码（NoPE）：长度 {1} 时 {0:.2f}，长度 256 中位置 >= {3} 的部分 {2:.2f}"),
     }[lang]  # fmt: skip
-    print(lines[0].format(train_len))
+    print(lines[0].format(experiment_len))
     for length, everywhere in sinusoidal_run["perplexity"].items():
         past = sinusoidal_run["perplexity_beyond_128"][length]
-        tail = "" if past is None else lines[2].format(past, train_len)
+        tail = "" if past is None else lines[2].format(past, experiment_len)
         print(lines[1].format(int(length), everywhere) + tail)
-    print(lines[3].format(train_len, nope_past["256"]))
+    nope_inside = nope_run["perplexity"]["128"]
+    print(lines[3].format(nope_inside, experiment_len, nope_past["256"], experiment_len))
 
 
 # --8<-- [end:measured]
