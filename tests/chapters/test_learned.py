@@ -154,6 +154,13 @@ def test_hugging_face_bert_fails_with_a_shape_error() -> None:
     message = str(error.value)
     assert "expanded size of the tensor (600) must match the existing size (512)" in message
     assert "position" not in message
+    # with token_type_ids (a BERT tokenizer's default) it fails one step later, at the sum
+    ids = torch.zeros(1, 600, dtype=torch.long)
+    with torch.no_grad(), pytest.raises(RuntimeError) as error:
+        model(ids, token_type_ids=torch.zeros_like(ids))
+    message = str(error.value)
+    assert "size of tensor a (600) must match the size of tensor b (512)" in message
+    assert "position" not in message
 
 
 # -- section "What it costs" -------------------------------------------------------------------
