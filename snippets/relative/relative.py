@@ -300,8 +300,8 @@ rows = [  # (English label, Chinese label, number of parameters)
     ),
     ("T5 bias, one stack", "T5 偏置，只算编码器", posenc.T5RelativeBias(heads).weight.numel()),
     (
-        "DeBERTa, k = 512: P, W_qr and W_kr",
-        "DeBERTa，k = 512：P、W_qr 和 W_kr",
+        "DeBERTa v1, k = 512: P, W_qr and W_kr",
+        "DeBERTa v1，k = 512：P、W_qr 和 W_kr",
         2 * 512 * d_model + layers * 2 * d_model * d_model,
     ),
 ]
