@@ -140,6 +140,16 @@ def show_comparison(lang="en"):
         print("| " + " | ".join(cells) + " |")
 
 
+# rescaling RoPE at inference (chapter 8's runs): NTK-aware and YaRN cut its growth a lot,
+# PI without fine-tuning hardly at all
+rise = {
+    n: perplexity[n]["1024"] / perplexity[n]["128"]
+    for n in ("rope", "rope+pi", "rope+ntk", "rope+yarn")
+}
+assert (
+    rise["rope+yarn"] < rise["rope+ntk"] < 0.65 * rise["rope"]
+    and rise["rope+pi"] > 0.9 * rise["rope"]
+)
 # --8<-- [end:compare]
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ LABELS = {
         "probe": f"线性探针猜中位置的比例（随机猜为 {1 / seq:.0%}）",
         "added": "输入端加一次正弦编码",
         "rope": "每层都做 RoPE",
-        "order": "打乱 token 的顺序，RoPE 层的输出不只是跟着换了次序：",
+        "order": "打乱 token 顺序后，RoPE 层的输出除了换序还有别的变化：",
         True: "是",
         False: "否",
     },

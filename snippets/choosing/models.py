@@ -66,7 +66,7 @@ LABELS = {
         "alike": "每层相同",
         "every": "每层：{}",
         "ratio": "{}（只知比例）",
-        "attention": {"global": "全局", "local": "局部 {}", "chunked": "分块 {}"},
+        "attention": {"global": "全局", "local": "窗口 {}", "chunked": "分块 {}"},
         "comma": "，",
         "colon": "：",
     },

@@ -65,7 +65,7 @@ TEXT = {
         "every": "每层：{}",
         "where": {
             "full_attention": "全局",
-            "sliding_attention": "局部 {}",
+            "sliding_attention": "窗口 {}",
             "chunked_attention": "分块 {}",
         },
         "comma": "，",
