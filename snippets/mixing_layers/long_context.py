@@ -85,7 +85,7 @@ def temperature(position: torch.Tensor) -> torch.Tensor:
 
 
 def show_temperature(lang: str = "en") -> None:
-    titles = {"en": ["position p", "factor"], "zh": ["位置 p", "倍数"]}[lang]
+    titles = {"en": ["position p", "factor"], "zh": ["位置 p", "因子"]}[lang]
     print(_cell(titles[0], 10, right=True), _cell(titles[1], 8, right=True))
     positions = torch.tensor([0, 8190, 8191, 16383, 32767, 131071, 1048575, 10485759])
     for p, factor in zip(positions.tolist(), temperature(positions).tolist(), strict=True):
@@ -166,9 +166,9 @@ print(first, round(temperature(torch.tensor(1048575)).item(), 4))
 # type wants high > low); how far the fastest divided pair turns across the 8191 steps of a
 # chunk, before and after
 inv_freq = posenc.default_inv_freq(128, 500000.0)
-divided = 2 * math.pi / inv_freq > 8192
-fastest = inv_freq[divided].max().item()
-print(int(divided.sum()), int((~divided).sum()), round(2 * math.pi / fastest))
+slow = 2 * math.pi / inv_freq > 8192  # the pairs Scout divides by 16
+fastest = inv_freq[slow].max().item()
+print(int(slow.sum()), int((~slow).sum()), round(2 * math.pi / fastest))
 print(round(fastest * 8191, 2), round(fastest / 16 * 8191, 2))
 # --8<-- [end:exercise_temperature]
 
