@@ -3,6 +3,7 @@ figure script draws the same bytes twice."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import runpy
 import sys
@@ -18,9 +19,26 @@ SNIPPETS = layout.snippet_files()
 
 @pytest.mark.parametrize("script", SNIPPETS, ids=[p.relative_to(ROOT).as_posix() for p in SNIPPETS])
 def test_snippet_runs_on_its_own(script: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    """The file runs as a reader who copies all of it would run it, and so does every
+    ``show_*`` function it defines, in each language, after the whole file has run: a later
+    block that reuses a name an earlier ``show_*`` reads would make it print something else
+    or fail (seen twice: a table labelled 512 instead of 128, and a crash)."""
     monkeypatch.chdir(tmp_path)  # figure scripts write next to the reader: here, a scratch dir
     monkeypatch.setattr(sys, "argv", [str(script)])
-    runpy.run_path(str(script), run_name="__main__")
+    namespace = runpy.run_path(str(script), run_name="__main__")
+    for name, function in namespace.items():
+        if not (name.startswith("show_") and inspect.isfunction(function)):
+            continue
+        if Path(function.__code__.co_filename).resolve() != script.resolve():
+            continue  # imported from another file, tested with it
+        parameters = inspect.signature(function).parameters.values()
+        if any(p.default is inspect.Parameter.empty for p in parameters):
+            continue  # needs arguments only its page gives
+        if "lang" in inspect.signature(function).parameters:
+            for lang in ("en", "zh"):
+                function(lang=lang)
+        else:
+            function()
     import matplotlib.pyplot as plt
 
     plt.close("all")
