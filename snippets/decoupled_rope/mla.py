@@ -30,6 +30,12 @@ scores = q @ k.transpose(-1, -2)  # (heads, seq, seq): q_m . k_n
 q_absorbed = torch.einsum("hsd,hdc->hsc", q, W_uk)  # W_uk^T q: a query in latent space
 scores_absorbed = q_absorbed @ c.T  # never builds a key
 print(tuple(q_absorbed.shape), torch.allclose(scores, scores_absorbed, atol=1e-12))
+# the value side: W_uv applied once to the weighted latents gives the same output
+W_uv = torch.randn(heads, d_nope, d_latent, dtype=dt) / d_latent**0.5
+weights = scores.softmax(-1)  # (heads, seq, seq)
+out = weights @ torch.einsum("hdc,sc->hsd", W_uv, c)  # values rebuilt: (heads, seq, d_nope)
+out_absorbed = torch.einsum("hdc,hsc->hsd", W_uv, weights @ c)  # one shared value: the latent
+assert torch.allclose(out, out_absorbed, atol=1e-12)
 # --8<-- [end:absorb]
 
 
