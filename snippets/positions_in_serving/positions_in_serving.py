@@ -452,7 +452,7 @@ def attend_lse(scores, values):
 )
 lse = torch.logaddexp(lse_s, lse_w)
 merged = (lse_s - lse).exp() * out_s + (lse_w - lse).exp() * out_w
-# (c) with one query rotation only: the sinks then sit 20 positions back
+# (c) with one query rotation only: the sinks then sit 19 and 20 positions back, not 7 and 8
 once = attend(scores(at(q_raw, torch.tensor([m_text])), stored), v_kept)
 sink_gap = {"b": gap(b, a), "c": gap(c, a), "merged": gap(merged, a), "once": gap(once, a)}
 assert max(sink_gap["b"], sink_gap["c"], sink_gap["merged"]) < 1e-5 < 0.01 < sink_gap["once"]
