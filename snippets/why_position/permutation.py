@@ -129,6 +129,11 @@ print(torch.allclose(causal_out_of_permuted, causal_out[perm], atol=1e-6))
 # The first token attends only to itself, so its output is just its own value vector:
 # the model can tell "I am first" even without any position encoding.
 print(torch.allclose(causal_out[0], x[0] @ w_v, atol=1e-6))
+
+# ... but one causal layer sees how many tokens came before, not their order: swapping
+# tokens 1 and 2 leaves the outputs of tokens 3 and 4 unchanged
+swap = torch.tensor([0, 2, 1, 3, 4])
+assert torch.allclose(self_attention(x[swap], causal=True)[3:], causal_out[3:], atol=1e-6)
 # --8<-- [end:causal_mask]
 
 
