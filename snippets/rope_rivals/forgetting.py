@@ -46,7 +46,7 @@ def show_forgetting(lang="en"):
         "en": ("constant gates f_h = exp(-m_h): ", "same attention as ALiBi: {}",
                "last query, gate 0.01 at token 5: "),
         "zh": ("常数遗忘门 f_h = exp(-m_h)：", "与 ALiBi 的注意力相同：{}",
-               "最后一个 query，第 5 个 token 的门为 0.01："),
+               "最后一个 query，token 5 的门为 0.01："),
     }[lang]  # fmt: skip
     print(text[0] + " ".join(f"{g:.4f}" for g in gates.tolist()))
     print(text[1].format(same_as_alibi))
