@@ -144,10 +144,16 @@ def alibi_bias(
 
 
 class ALiBi(nn.Module):
-    r"""Holds the slopes \(m_h\) as a buffer and returns the bias \(m_h(j - i)\) (see `alibi_bias`).
+    r"""Holds the slopes \(m_h\) as a buffer and returns the bias \(m_h(j - i)\), or
+    \(-m_h\lvert j - i\rvert\) with ``causal=False`` (see `alibi_bias`).
 
     Pass ``module.slopes`` to `posenc.attention` (``alibi_slopes=``) to avoid building the bias
     at all.
+
+    Attributes:
+        slopes: Float32 buffer of the \(m_h\) (not saved in the state dict; computed again in
+            float32 after ``.to(torch.bfloat16)`` or ``.half()``, which would round the slopes
+            of a head count that is not a power of two, e.g. \(2^{-0.5}\) to 0.70703).
 
     Args:
         num_heads: Number of heads.
@@ -167,6 +173,13 @@ class ALiBi(nn.Module):
         return alibi_bias(
             self.num_heads, q_len, k_len, causal=self.causal, offset=offset, slopes=self.slopes
         )
+
+    def _apply(self, fn, recurse=True):
+        super()._apply(fn, recurse)
+        if self.slopes.dtype not in (torch.float32, torch.float64):
+            # a model-wide .to(bfloat16) casts buffers too: keep the slopes exact (as RoPE does)
+            self.slopes = alibi_slopes(self.num_heads, device=self.slopes.device)
+        return self
 
     def extra_repr(self) -> str:
         return f"num_heads={self.num_heads}, causal={self.causal}"

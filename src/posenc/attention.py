@@ -297,8 +297,11 @@ def attention(
     kernel computes wrong scores for them at some lengths (e.g. ``k_len`` 40). ``"auto"`` picks
     ``"flex"`` on CUDA with ALiBi, no ``bias`` and more than one query (where FlexAttention
     exists), else ``"sdpa"``: a decoding step's additive mask is only ``heads × k_len``, and on
-    an H100 SDPA with it took 0.3–0.5 ms against FlexAttention's 1.7–6.3 ms at 1k–32k keys,
-    while for a 4k-token prompt FlexAttention took 0.74 ms against 6.6 ms (and a 1 GiB bias).
+    an H100 SDPA with it took 0.13–0.35 ms against FlexAttention's 0.21–0.49 ms at 1k–32k keys,
+    while for a 4k-token prompt FlexAttention took 1.1 ms against SDPA's 6.4 ms (and a 1 GiB
+    bias); ``benchmarks/results/gpu/h100-2026-11-27``, run 2. On the SDPA path the bias and
+    mask are cast to ``q.dtype`` (so in bfloat16 a bias of 1000 is rounded to a multiple of 4);
+    FlexAttention adds the ALiBi term in float32.
 
     Args:
         q: Queries ``(batch, heads, q_len, head_dim)``.

@@ -664,7 +664,7 @@ def rope_inv_freq(
     Default (``scaling=None``): \(\theta_i = \mathrm{base}^{-2i/d}\). The variants:
 
     - ``linear`` (position interpolation): \(\theta_i' = \theta_i / s\).
-    - ``dynamic`` (NTK-aware): \(\mathrm{base}' = \mathrm{base}\,(sL/L_0 - (s-1))^{d/(d-2)}\)
+    - ``dynamic`` (dynamic NTK): \(\mathrm{base}' = \mathrm{base}\,(sL/L_0 - (s-1))^{d/(d-2)}\)
       with \(L = \max(\mathrm{seq\_len}, L_0)\).
     - ``yarn``: \(\theta_i' = (1-\gamma_i)\,\theta_i/s + \gamma_i\,\theta_i\), with a linear ramp
       \(\gamma_i\) between the dimensions that turn \(\beta_\mathrm{fast}\) and

@@ -132,3 +132,12 @@ def test_tiny_mpt_same_logits_with_posenc_bias(monkeypatch):
         monkeypatch.setattr(modeling_mpt.MptModel, "build_mpt_alibi_tensor", posenc_bias)
         actual = model(ids).logits
     torch.testing.assert_close(actual, expected, atol=1e-5, rtol=0)
+
+
+def test_a_model_wide_cast_keeps_the_slopes_in_float32():
+    """model.to(bfloat16) casts every buffer; 12 heads have slopes like 2^-0.5 that bfloat16
+    rounds (to 0.70703), so the module computes them again."""
+    cast = posenc.ALiBi(12).to(torch.bfloat16)
+    assert cast.slopes.dtype == torch.float32
+    assert torch.equal(cast.slopes, posenc.alibi_slopes(12))
+    assert posenc.alibi_slopes(12).to(torch.bfloat16).float()[8] != posenc.alibi_slopes(12)[8]
