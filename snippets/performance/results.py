@@ -458,6 +458,7 @@ gaps = [ms(alibi_gpu, "alibi", s, "flex") - ms(alibi_gpu, "alibi", s, "flex_dire
         for s in (1024, 4096, 8192, 16384, 32768)]  # fmt: skip
 assert [round(g, 2) for g in gaps[:2]] == [0.13, 0.26] and 0.55 < gaps[2] < 0.65
 assert 0.9 < gaps[3] < 1.0 and 3.7 < gaps[4] < 3.9
+assert 0.5 < 0.1 / ms(alibi_gpu, "alibi", 1024, "flex_direct") < 0.67  # a fixed 0.1 ms: over half
 assert all(0.1 < ms(alibi_gpu, "alibi", s, "flex") / ms(alibi_gpu, "alibi", s, "flex_direct") - 1 < 0.13
            for s in (16384, 32768))  # fmt: skip
 
