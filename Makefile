@@ -167,8 +167,8 @@ test-chapter: install  ## one chapter: its code blocks, snippets, tests: make te
 	  -k "$$slug or $$folder or $$(basename $$tests .py)" $(PYTEST_ARGS)
 
 .PHONY: smollm2 smollm2-quick
-smollm2: install  ## chapter 19's experiment: SmolLM2-135M past its context, every RoPE scaling: results/full.json (stops at a 45 min budget, 1 thread; resumes)
-	@nice -n 19 $(PY) -m experiments.smollm2.run
+smollm2: install  ## chapter 19's experiment: SmolLM2-135M past its context, every RoPE scaling: results/full.json (stops at a 50 min budget; run again to resume)
+	@nice -n 10 $(PY) -m experiments.smollm2.run
 
 smollm2-quick: install  ## the same in about a minute (pipeline check, tiny lengths): results/quick.json
 	@$(PY) -m experiments.smollm2.run --quick

@@ -11,7 +11,9 @@ Schema::
                    text {file, tokens, sha256}, sink_tokens
     hardware       {cpu, threads}
     software       {python, torch, transformers}
-    wall_seconds   the run (model loading included); unit_seconds: the forward passes
+    wall_seconds   the last run (model loading included); unit_seconds: the forward passes
+                   of every kept unit, whichever run did them; seconds_by_threads: the same
+                   by the number of torch threads they ran on ({threads: seconds})
     rounds         {length: rounds in which every method finished that length}
     passkey        {method: {length: {depth: {found, count, digits, logprob}}}}: needles found
                    out of count; digits: mean number of the five digits that were the most
@@ -43,8 +45,8 @@ LABELS = {  # the methods, in the order tables and figures show them
     "yarn": "YaRN",
     "llama3": "Llama 3",
 }
-TOP_LEVEL = ("profile", "config", "hardware", "software", "wall_seconds", "rounds", "passkey",
-             "perplexity", "attention")  # fmt: skip
+TOP_LEVEL = ("profile", "config", "hardware", "software", "wall_seconds", "seconds_by_threads",
+             "rounds", "passkey", "perplexity", "attention")  # fmt: skip
 
 
 def path(profile: str = "full") -> Path:

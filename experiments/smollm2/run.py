@@ -31,6 +31,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import platform
 import random
 import time
@@ -57,16 +58,19 @@ DIGITS = 5
 QUESTION_ROOM = 40  # tokens kept free at the end for a question and its digits
 
 PROFILES = {
-    # under an hour on one thread of a shared 2-core CPU, stopped by the budget (minutes):
-    # a round takes about half an hour there, the six 16k passes most of it
+    # rounds per length: a pass costs about its length squared (attention dominates past
+    # 8k), so short lengths get more rounds for the same time. On 2 threads of an idle 2-core
+    # CPU a 32k pass takes about 5 minutes: a round of every length is about 40 minutes.
+    # One run stops at the budget (minutes); the next resumes where it stopped.
     "full": dict(
-        lengths=(2048, 4096, 8192, 16384), trained=smol.TRAINED_LENGTH, rounds=6,
-        depths=(0.1, 0.3, 0.5, 0.7, 0.9), bin=512, probe_every=1024, budget=45.0, seed=0,
+        lengths=(2048, 4096, 8192, 16384, 32768), trained=smol.TRAINED_LENGTH,
+        rounds={2048: 12, 4096: 12, 8192: 10, 16384: 4, 32768: 2},
+        depths=(0.1, 0.3, 0.5, 0.7, 0.9), bin=512, probe_every=1024, budget=50.0, seed=0,
     ),
     # a minute, most of it loading the model: a "trained length" of 256 so that the scaled
     # methods, dynamic NTK included, run past it on short inputs; the numbers measure nothing
     "quick": dict(
-        lengths=(256, 512), trained=256, rounds=1,
+        lengths=(256, 512), trained=256, rounds={256: 1, 512: 1},
         depths=(0.1, 0.3, 0.5, 0.7, 0.9), bin=64, probe_every=128, budget=10.0, seed=0,
     ),
 }  # fmt: skip
@@ -167,21 +171,24 @@ def position_loss(model, hidden, tokens, needles, text_start, chunk=1024) -> lis
 
 
 def units(cfg) -> list[tuple[int, int, str]]:
-    """(round, length, method) in the order they run: round by round, short lengths first;
-    dynamic NTK only past the trained length."""
+    """(round, length, method) in the order they run: round by round, short lengths first,
+    each length only for its number of rounds; dynamic NTK only past the trained length."""
     return [
         (r, length, method)
-        for r in range(cfg["rounds"])
+        for r in range(max(cfg["rounds"].values()))
         for length in cfg["lengths"]
+        if r < cfg["rounds"][length]
         for method in smol.METHODS
         if not (method == "dynamic" and length <= cfg["trained"])
     ]
 
 
 def fingerprint(cfg, text_hash: str) -> str:
-    """What the kept units depend on: the profile (not its time budget), the text, the
-    methods and the prompt."""
-    cfg = {key: value for key, value in cfg.items() if key != "budget"}
+    """What a kept unit depends on: the profile without its lengths, rounds and time budget
+    (a unit's input depends only on its round and length), the text, the methods and the
+    prompt. A unit kept at a length that was not the longest lacks the loss and attention:
+    `main` runs it again when that length becomes the longest."""
+    cfg = {key: value for key, value in cfg.items() if key not in ("budget", "lengths", "rounds")}
     parts = json.dumps([cfg, text_hash, smol.methods(cfg["trained"]), NEEDLE, QUESTION, INTRO])
     return hashlib.sha256(parts.encode()).hexdigest()[:12]
 
@@ -198,9 +205,9 @@ def main(argv: list[str] | None = None, loaded: tuple | None = None) -> dict:
         help="rewrite the results file from the finished units only (no forward pass)",
     )  # fmt: skip
     parser.add_argument(
-        "--threads", type=int, default=1,
-        help="torch threads (default 1: on a shared machine two threads that wait for each "
-        "other at every operation were twice as slow as one)",
+        "--threads", type=int, default=os.cpu_count(),
+        help="torch threads (default: every core; on an idle 2-core machine a 4096-token pass "
+        "took 9.5 s on 2 threads and 17.5 s on 1; on a busy one, 1 thread can be faster)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     profile = "quick" if args.quick else "full"
@@ -232,9 +239,12 @@ def main(argv: list[str] | None = None, loaded: tuple | None = None) -> dict:
     seconds: dict[int, list[float]] = {}  # length -> seconds per unit, to plan the budget
     for index, (r, length, method) in enumerate(todo, 1):
         file = folder / f"r{r}-{length}-{method}.json"
+        longest = length == max(cfg["lengths"])
         if file.is_file():
-            done[(r, length, method)] = json.loads(file.read_text())
-            continue
+            kept = json.loads(file.read_text())
+            if "loss" in kept or not longest:
+                done[(r, length, method)] = kept
+                continue
         if args.summarise:
             continue
         elapsed = (time.time() - started) / 60
@@ -245,9 +255,9 @@ def main(argv: list[str] | None = None, loaded: tuple | None = None) -> dict:
         rng = random.Random(f"{cfg['seed']}-{r}-{length}")  # the same input for every method
         example = build_input(tokenizer, filler, length, cfg["depths"], rng)
         tick = time.time()
-        longest = length == max(cfg["lengths"])
         unit = run_unit(model, tokenizer, example, method, length, cfg["trained"], cfg, longest)
         unit["seconds"] = round(time.time() - tick, 1)
+        unit["threads"] = torch.get_num_threads()
         seconds.setdefault(length, []).append(unit["seconds"])
         file.write_text(json.dumps(unit))
         done[(r, length, method)] = unit
@@ -289,7 +299,9 @@ def summarise(cfg, profile, done, started, tokenizer, filler, text_hash) -> dict
         return done.get((r, length, method))
 
     complete = {  # rounds in which every method finished this length
-        length: [r for r in range(cfg["rounds"]) if all(unit(r, length, m) for m in methods)]
+        length: [
+            r for r in range(cfg["rounds"][length]) if all(unit(r, length, m) for m in methods)
+        ]
         for length in lengths
     }
     passkey = {}
@@ -359,6 +371,10 @@ def summarise(cfg, profile, done, started, tokenizer, filler, text_hash) -> dict
         ),  # fmt: skip
         wall_seconds=round(time.time() - started, 1),
         unit_seconds=round(sum(u["seconds"] for u in done.values()), 1),
+        seconds_by_threads={  # runs resumed with another --threads add up separately
+            str(t): round(sum(u["seconds"] for u in done.values() if u["threads"] == t), 1)
+            for t in sorted({u["threads"] for u in done.values()})
+        },
         rounds={str(length): len(complete[length]) for length in lengths},
         passkey=passkey,
         perplexity=perplexity,

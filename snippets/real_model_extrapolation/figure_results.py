@@ -1,7 +1,7 @@
 """Figures of the SmolLM2 experiment (experiments/smollm2/results/full.json):
 
 - passkey: needles found by input length and depth, one panel per method;
-- perplexity: perplexity of the text by position in the 16384-token inputs;
+- perplexity: perplexity of the text by position in the 32768-token inputs;
 - attention: mass on the first 4 tokens and entropy of the attention, by query position
   (mean over the 30 layers and the 9 heads).
 
@@ -19,6 +19,7 @@ from snippets.figures import save_each_language
 report = load("full")
 config = report["config"]
 TRAINED = config["model"]["trained_length"]
+DESIGN = int(config["factor"] * TRAINED)  # the length every scaling is set up for
 FILES = {
     "passkey": "real-model-extrapolation-passkey.svg",
     "perplexity": "real-model-extrapolation-perplexity.svg",
@@ -33,6 +34,7 @@ TEXT = {
         "position": "position in the input (tokens)",
         "ppl": "perplexity of the text (log scale)",
         "trained": "trained length",
+        "design": "2 × trained: the scalings' setting",
         "sink": "attention on the first 4 tokens",
         "entropy": "attention entropy (nats)",
         "query": "query position (tokens)",
@@ -46,6 +48,7 @@ TEXT = {
         "position": "在输入中的位置（token）",
         "ppl": "文本困惑度（对数坐标）",
         "trained": "训练长度",
+        "design": "2 倍训练长度：缩放方法的设定",
         "sink": "前 4 个 token 上的注意力",
         "entropy": "注意力的熵（nat）",
         "query": "query 的位置（token）",
@@ -81,6 +84,7 @@ def draw_passkey(text):
         ax.set_xticks(range(len(lengths)), [f"{n // 1024}k" for n in lengths])
         ax.set_yticks(range(len(depths)), [str(d) for d in depths])
         ax.axvline(lengths.index(TRAINED) + 0.5, color="white", lw=1.5)
+        ax.axvline(lengths.index(DESIGN) + 0.5, color="white", lw=1, ls="--")
     for ax in axes[-1]:
         ax.set_xlabel(text["length"])
     for ax in axes[:, 0]:
@@ -96,9 +100,10 @@ def draw_perplexity(text):
         points = [(s + config["bin"] / 2, p) for s, p in zip(entry["starts"], entry["perplexity"],
                                                               strict=True) if p is not None]  # fmt: skip
         ax.plot(*zip(*points, strict=True), line, color=color, lw=1.4, label=text["names"][name])
-    ax.axvline(TRAINED, color="0.5", lw=0.8)
-    ax.text(TRAINED * 1.01, 0.97, text["trained"], color="0.4", va="top", fontsize=9,
-            transform=ax.get_xaxis_transform())  # fmt: skip
+    for x, label, line in ((TRAINED, "trained", "-"), (DESIGN, "design", "--")):
+        ax.axvline(x, color="0.5", lw=0.8, ls=line)
+        ax.text(x + 300, 0.97, text[label], color="0.4", va="top", fontsize=9,
+                transform=ax.get_xaxis_transform())  # fmt: skip
     ax.set_yscale("log")
     ax.set_xlabel(text["position"])
     ax.set_ylabel(text["ppl"])
@@ -116,6 +121,7 @@ def draw_attention(text):
             ax.plot(entry["queries"], mean, line, color=color, lw=1.4, marker="o", ms=2.5,
                     label=text["names"][name])  # fmt: skip
         ax.axvline(TRAINED, color="0.5", lw=0.8)
+        ax.axvline(DESIGN, color="0.5", lw=0.8, ls="--")
         ax.set_xlabel(text["query"])
         ax.set_ylabel(text[key])
         ax.grid(True, alpha=0.3)

@@ -118,6 +118,31 @@ def test_quick_profile_runs_end_to_end(loaded, tmp_path):
     assert written["perplexity"]["dynamic"] != written["perplexity"]["none"]
 
 
+def test_units_give_each_length_its_rounds_round_by_round():
+    """Short lengths get more rounds than long ones; every unit of a round runs before the
+    next round starts (so a stopped run has whole rounds of the short lengths); dynamic NTK
+    only past the trained length."""
+    cfg = run.PROFILES["full"]
+    todo = run.units(cfg)
+    plain = {}
+    for _, length, method in todo:
+        plain[length] = plain.get(length, 0) + (method == "none")
+    assert plain == cfg["rounds"]
+    assert [r for r, _, _ in todo] == sorted(r for r, _, _ in todo)
+    assert all(length > cfg["trained"] for _, length, method in todo if method == "dynamic")
+
+
+def test_kept_units_survive_new_lengths_rounds_and_budget():
+    """A unit's input depends on its round and length only, so adding a length or rounds
+    keeps the finished units; changing what a unit measures does not."""
+    cfg = dict(run.PROFILES["full"])
+    kept = run.fingerprint(cfg, "text")
+    grown = cfg | {"lengths": (2048, 65536), "rounds": {2048: 20, 65536: 1}, "budget": 5.0}
+    assert run.fingerprint(grown, "text") == kept
+    assert run.fingerprint(cfg | {"depths": (0.5,)}, "text") != kept
+    assert run.fingerprint(cfg, "other text") != kept
+
+
 def test_wilson_interval():
     low, high = results_file.wilson(5, 10)
     assert round(low, 3) == 0.237 and round(high, 3) == 0.763
