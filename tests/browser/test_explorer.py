@@ -289,14 +289,31 @@ def test_yarn_ramp_ends_are_shown(explorer) -> None:
 def test_llama3_needs_high_above_low(explorer) -> None:
     page = explorer["en"]
     set_controls(page, "scaling", method="llama3", lowFreqFactor=4.0, highFreqFactor=4.0)
-    assert page.locator(f"{_panel('scaling')} [data-error]").is_visible()
+    order = page.locator(f'{_panel("scaling")} [data-error="order"]')
+    assert order.is_visible()
     with pytest.raises(ValueError, match="high_freq_factor"):
         posenc.rope_inv_freq(
             64, scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0,
                          "high_freq_factor": 4.0, "original_max_position_embeddings": 8192},
         )  # fmt: skip
     set_controls(page, "scaling", highFreqFactor=8.0)
-    assert not page.locator(f"{_panel('scaling')} [data-error]").is_visible()
+    assert not order.is_visible()
+
+
+def test_yarn_needs_beta_fast_at_least_beta_slow(explorer) -> None:
+    """The panel shows posenc's refusal instead of drawing numbers posenc would not give."""
+    page = explorer["en"]
+    set_controls(page, "scaling", method="yarn", betaFast=1.0, betaSlow=16.0)
+    beta = page.locator(f'{_panel("scaling")} [data-error="beta"]')
+    assert beta.is_visible()
+    assert not page.locator(f'{_panel("scaling")} [data-error="order"]').is_visible()
+    with pytest.raises(ValueError, match="beta_fast"):
+        posenc.rope_inv_freq(
+            64, scaling={"rope_type": "yarn", "factor": 8.0, "beta_fast": 1.0, "beta_slow": 16.0,
+                         "original_max_position_embeddings": 4096},
+        )  # fmt: skip
+    set_controls(page, "scaling", betaFast=32.0, betaSlow=1.0)
+    assert not beta.is_visible()
 
 
 # ── score against distance ────────────────────────────────────────────────────────────────

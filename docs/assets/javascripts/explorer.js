@@ -1518,6 +1518,8 @@
     compute: function (s) {
       var plain = defaultInvFreq(s.d, s.base);
       if (s.method === "llama3" && !(s.highFreqFactor > s.lowFreqFactor)) return { error: "order" };
+      // posenc (like transformers' ramp) needs the fast end above the slow one
+      if (s.method === "yarn" && s.betaFast < s.betaSlow) return { error: "beta" };
       var scaled = ropeInvFreq(s.d, s.base, s);
       return { plain: plain, scaled: scaled };
     },
@@ -1531,8 +1533,9 @@
       panel.root.querySelectorAll("[data-method]").forEach(function (node) {
         node.hidden = node.dataset.method.split(" ").indexOf(s.method) < 0;
       });
-      var error = panel.root.querySelector("[data-error]");
-      if (error) error.hidden = !data.error;
+      panel.root.querySelectorAll("[data-error]").forEach(function (node) {
+        node.hidden = node.dataset.error !== data.error;  // the message of this error only
+      });
       if (data.error) return;
       var scaled = data.scaled, plain = data.plain, half = s.d / 2;
       var ratios = Array.from(scaled.inv, function (t, i) { return t / plain[i]; });
