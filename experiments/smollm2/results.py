@@ -15,10 +15,11 @@ Schema::
                    of every kept unit, whichever run did them; seconds_by_threads: the same
                    by the number of torch threads they ran on ({threads: seconds})
     rounds         {length: rounds in which every method finished that length}
-    passkey        {method: {length: {depth: {found, count, digits, logprob}}}}: needles found
-                   out of count; digits: mean number of the five digits that were the most
-                   likely token; logprob: mean log-probability of the five digits (the last
-                   two null if count is 0)
+    passkey        {method: {length: {depth: {found, count, digits, logprob, distance}}}}:
+                   needles found out of count; digits: mean number of the five digits that
+                   were the most likely token; logprob: mean log-probability of the five
+                   digits; distance: mean number of tokens from the needle to the end of the
+                   question (the last three null if count is 0)
     perplexity     {method: {starts, perplexity, tokens}}: at the longest length, perplexity
                    of the filler tokens whose position is in [start, start + bin)
     attention      {method: {queries, sink, entropy}}: at the longest length, for the query

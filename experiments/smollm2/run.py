@@ -308,7 +308,8 @@ def summarise(cfg, profile, done, started, tokenizer, filler, text_hash) -> dict
     for method in methods:
         passkey[method] = {}
         for length in lengths:
-            cells = {str(d): dict(found=0, count=0, digits=0.0, logprob=0.0) for d in cfg["depths"]}
+            cells = {str(d): dict(found=0, count=0, digits=0.0, logprob=0.0, distance=0.0)
+                     for d in cfg["depths"]}  # fmt: skip
             for r in complete[length]:
                 for needle in unit(r, length, method)["needles"]:
                     cell = cells[str(needle["depth"])]
@@ -316,8 +317,9 @@ def summarise(cfg, profile, done, started, tokenizer, filler, text_hash) -> dict
                     cell["count"] += 1
                     cell["digits"] += needle["digits_right"]
                     cell["logprob"] += needle["logprob"]
+                    cell["distance"] += needle["distance"]
             for cell in cells.values():
-                for key in ("digits", "logprob"):  # means over the needles
+                for key in ("digits", "logprob", "distance"):  # means over the needles
                     cell[key] = round(cell[key] / cell["count"], 3) if cell["count"] else None
             passkey[method][str(length)] = cells
     perplexity, attention = {}, {}

@@ -17,6 +17,7 @@ for n in (TRAINED, 2 * TRAINED, 4 * TRAINED):
     print(f"slowest pair at position {n}: {n * plain[-1].item():.3f} rad")
 
 first_slow = int((wavelength > TRAINED).nonzero()[0])  # the fastest pair that never turns
+assert first_slow == 20 and round(wavelength[first_slow].item()) == 8379
 LENGTHS = (2 * TRAINED, 4 * TRAINED)  # the slowest pair's speed at 16384 and 32768 tokens
 print(f"method          fastest  pair {first_slow}  slowest: 16384  32768  attention factor")
 for name, setting in methods().items():  # the settings of experiments/smollm2, factor 2

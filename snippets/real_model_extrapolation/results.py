@@ -246,6 +246,15 @@ def found_at(length, depth, methods=LABELS):
 assert found_at(8192, 0.1) == found_at(16384, 0.1) == 0
 for n in inside:  # the nearest needle (depth 0.9) is the one found most often
     assert found_at(n, 0.9) == max(found_at(n, d) for d in config["depths"])
+
+
+# (how far back the needles are: the mean distance from needle to the end of its question)
+def back(length, depth):
+    return report["passkey"]["none"][str(length)][str(depth)]["distance"]
+
+
+assert round(back(32768, 0.9), -2) == 3300  # the nearest needle at 32768
+assert round(back(16384, 0.3), -2) == 11500 and round(back(16384, 0.1), -2) == 14700
 # ... and past L0 it happens: depth 0.3 of 16384 (about 11 500 back) 4 times in 16, YaRN 3 in 4
 assert found_at(16384, 0.3, KEEP_FAST) == 4 and found_at(16384, 0.3, ["yarn"]) == 3
 assert report["passkey"]["yarn"]["16384"]["0.3"]["count"] == 4
