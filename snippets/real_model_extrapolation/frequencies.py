@@ -33,4 +33,10 @@ for name, setting in methods().items():  # the settings of experiments/smollm2, 
         f"{name:<14} {ratio[0].item():>8.3f} {ratio[first_slow].item():>8.3f} {slowest[0]:>15.3f}"
         f" {slowest[1]:>6.3f} {factor:>17.3f}"
     )
+# YaRN's 1.069 on cos and sin multiplies every score by 1.14: a temperature t of 0.87
+yarn = methods()["yarn"]
+_, yarn_factor = posenc.rope_inv_freq(
+    HEAD_DIM, base=yarn["base"], scaling=yarn["scaling"], max_position_embeddings=TRAINED
+)
+assert round(yarn_factor**2, 2) == 1.14 and round(1 / yarn_factor**2, 2) == 0.87
 # --8<-- [end:frequencies]
